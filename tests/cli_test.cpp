@@ -1,0 +1,102 @@
+// dtbench-train as a user meets it: --help lists every option with its default, and every
+// kind of bad input is one line on stderr with exit code 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "fixtures.h"
+
+namespace dtbench {
+namespace {
+
+using testing::TempDir;
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs dtbench-train with the given shell-safe arguments.
+Outcome run_train(const std::string& args) {
+  TempDir dir;
+  std::string command = std::string(DTBENCH_TRAIN_BIN) + " " + args + " >" + (dir / "out") +
+                        " 2>" + (dir / "err");
+  int status = std::system(command.c_str());
+  auto slurp = [](const std::string& path) {
+    std::stringstream s;
+    s << std::ifstream(path).rdbuf();
+    return s.str();
+  };
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"), slurp(dir / "err")};
+}
+
+int count_lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(Cli, HelpListsEveryOptionWithItsDefault) {
+  Outcome o = run_train("--help");
+  EXPECT_EQ(o.code, 0);
+  for (const char* option :
+       {"--model TEXT=vgg11", "--dataset", "--data-dir", "--epochs INT:POSITIVE=1",
+        "--max-iters INT:NONNEGATIVE=0", "--global-batch", "vgg11 256, lenet5 64", "--lr",
+        "vgg11 0.1, lenet5 0.01", "--momentum", "--weight-decay", "--threads", "--seed UINT=1",
+        "--log-interval INT:POSITIVE=20", "--no-eval", "--eval-limit", "--eval-batch", "--out"}) {
+    EXPECT_NE(o.out.find(option), std::string::npos) << option;
+  }
+}
+
+class BadInput : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(BadInput, IsOneLineAndExitCodeTwo) {
+  auto [args, expected] = GetParam();
+  Outcome o = run_train(args);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_EQ(o.err.rfind("dtbench-train: error: ", 0), 0u) << o.err;
+  EXPECT_NE(o.err.find(expected), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadInput,
+    ::testing::Values(std::make_pair("--frobnicate", "--frobnicate"),
+                      std::make_pair("--global-batch 0", "--global-batch"),
+                      std::make_pair("--epochs -1", "--epochs"),
+                      std::make_pair("--threads many", "--threads"),
+                      std::make_pair("--model resnet", "unknown model 'resnet'"),
+                      std::make_pair("--model lenet5 --dataset imagenet", "unknown dataset"),
+                      std::make_pair("--data-dir /nonexistent-dtbench",
+                                     "/nonexistent-dtbench/cifar-10-batches-bin/"
+                                     "data_batch_1.bin: file not found")));
+
+TEST(Cli, CorruptDatasetIsOneLineAndExitCodeTwo) {
+  TempDir dir;
+  testing::write_mnist(dir.path(), 10, 10, false);
+  testing::write_bytes(dir / "mnist/t10k-images-idx3-ubyte",
+                       testing::idx_file(1234, {10, 28, 28}, std::vector<uint8_t>(7840)));
+  Outcome o = run_train("--model lenet5 --data-dir " + dir.path());
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("t10k-images-idx3-ubyte: wrong magic number 1234"), std::string::npos)
+      << o.err;
+}
+
+TEST(Cli, TrainsAndWritesTheRecord) {
+  TempDir dir;
+  testing::write_mnist(dir.path(), 64, 20, true);
+  std::string out = dir / "runs/r.json";
+  Outcome o = run_train("--model lenet5 --data-dir " + dir.path() +
+                        " --global-batch 16 --epochs 2 --log-interval 2 --out " + out);
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.err.empty()) << o.err;
+  EXPECT_NE(o.out.find("Epoch 2 [4/4] loss"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Result record: " + out), std::string::npos) << o.out;
+  std::ifstream record(out);
+  EXPECT_TRUE(record.good());
+}
+
+}  // namespace
+}  // namespace dtbench

@@ -1,0 +1,71 @@
+#include "common/files.h"
+
+#include <fmt/core.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "common/error.h"
+
+namespace dtbench {
+
+std::vector<uint8_t> read_maybe_gzipped(const std::string& path) {
+  require(std::filesystem::is_regular_file(path), fmt::format("{}: file not found", path));
+  gzFile file = gzopen(path.c_str(), "rb");
+  require(file != nullptr, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> guard(file, gzclose);
+  gzbuffer(file, 1 << 20);
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> chunk(1 << 20);
+  for (;;) {
+    int n = gzread(file, chunk.data(), static_cast<unsigned>(chunk.size()));
+    if (n < 0) {
+      int code = 0;
+      throw UserError(fmt::format("{}: corrupt gzip stream: {}", path, gzerror(file, &code)));
+    }
+    if (n == 0) break;
+    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + n);
+  }
+  return bytes;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    require(out.good(), fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
+    out << text;
+    out.flush();
+    require(out.good(), fmt::format("{}: write failed: {}", tmp, std::strerror(errno)));
+  }
+  fs::rename(tmp, target);
+}
+
+std::string sha256_of_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  require(in.good(), fmt::format("{}: cannot open for checksum", path));
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> chunk(1 << 20);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    EVP_DigestUpdate(ctx.get(), chunk.data(), static_cast<size_t>(in.gcount()));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+}  // namespace dtbench

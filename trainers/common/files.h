@@ -1,0 +1,19 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtbench {
+
+// Reads a whole file; a gzip-compressed file is decompressed transparently (zlib passes
+// uncompressed files through). Throws UserError naming the file when it cannot be read.
+std::vector<uint8_t> read_maybe_gzipped(const std::string& path);
+
+// Writes text to path through a temporary file in the same directory and a rename, so a
+// reader never sees a half-written file. Creates missing parent directories.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+// Lower-case hex SHA-256 of a file's bytes as stored on disk.
+std::string sha256_of_file(const std::string& path);
+
+}  // namespace dtbench

@@ -1,0 +1,33 @@
+#include "common/main_guard.h"
+
+#include <c10/util/Exception.h>
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <string>
+
+#include "common/error.h"
+
+namespace dtbench {
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+int guarded_main(const char* program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UserError& e) {
+    fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
+    return 2;
+  } catch (const c10::Error& e) {
+    fmt::print(stderr, "{}: internal error: {}\n", program,
+               first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: internal error: {}\n", program, first_line(e.what()));
+  }
+  return 1;
+}
+
+}  // namespace dtbench

@@ -1,0 +1,32 @@
+#include "models/models.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "models/lenet5.h"
+#include "models/vgg11.h"
+
+namespace dtbench {
+
+const std::vector<ModelSpec>& model_registry() {
+  static const std::vector<ModelSpec> registry = {
+      {"vgg11", "VGG-11 with BatchNorm for CIFAR-10 (9,231,114 parameters)",
+       [] { return Classifier(Vgg11().ptr()); }, 3, "cifar10", /*global_batch=*/256,
+       /*lr=*/0.1, /*momentum=*/0.9, /*weight_decay=*/1e-4},
+      {"lenet5", "LeNet-5 for MNIST padded to 32x32 (61,706 parameters)",
+       [] { return Classifier(LeNet5().ptr()); }, 1, "mnist", /*global_batch=*/64,
+       /*lr=*/0.01, /*momentum=*/0.9, /*weight_decay=*/0.0},
+  };
+  return registry;
+}
+
+const ModelSpec& find_model(const std::string& name) {
+  std::vector<std::string> known;
+  for (const auto& spec : model_registry()) {
+    if (spec.name == name) return spec;
+    known.push_back(spec.name);
+  }
+  throw UserError(fmt::format("unknown model '{}' (known: {})", name, fmt::join(known, ", ")));
+}
+
+}  // namespace dtbench

@@ -1,0 +1,32 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace dtbench {
+
+// Everything that defines a training run, fully resolved (no "use the default" markers):
+// the CLI fills the model's defaults in before a Trainer sees it.
+struct TrainConfig {
+  std::string model = "vgg11";
+  std::string dataset = "cifar10";
+  std::string data_dir = "data";
+  int epochs = 1;
+  int64_t max_iters = 0;  // 0: no limit; otherwise training stops after this many iterations
+  int64_t global_batch = 256;
+  double lr = 0.1;
+  double momentum = 0.9;
+  double weight_decay = 1e-4;
+  int threads = 0;  // 0: libtorch's default
+  uint64_t seed = 1;
+  int64_t log_interval = 20;
+  bool eval = true;
+  int64_t eval_limit = 0;  // 0: the whole test set
+  int64_t eval_batch = 1000;
+  std::string out;  // result record path
+  int world_size = 1;
+  int rank = 0;
+  std::string sync = "none";
+  std::string backend = "none";
+};
+
+}  // namespace dtbench

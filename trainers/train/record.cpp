@@ -1,0 +1,136 @@
+#include "train/record.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "train/stats.h"
+
+namespace dtbench {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainConfig, model, dataset, data_dir, epochs, max_iters,
+                                   global_batch, lr, momentum, weight_decay, threads, seed,
+                                   log_interval, eval, eval_limit, eval_batch, out, world_size,
+                                   rank, sync, backend)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Evaluation, epoch, iterations, loss, correct, total, accuracy)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ResourceUsage, wall_s, user_s, sys_s, cpu_utilisation,
+                                   peak_rss_bytes, cores)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, mean, median, p95, stdev, min, max, ci95_low,
+                                   ci95_high)
+
+void to_json(nlohmann::json& j, const RankUsage& r) {
+  j = nlohmann::json(r.usage);
+  j["rank"] = r.rank;
+  j["host"] = r.host;
+}
+void from_json(const nlohmann::json& j, RankUsage& r) {
+  r.usage = j.get<ResourceUsage>();
+  j.at("rank").get_to(r.rank);
+  j.at("host").get_to(r.host);
+}
+
+void IterationLog::add(int64_t epoch_number, int64_t step_number, double loss_value,
+                       const IterationTimes& times) {
+  epoch.push_back(epoch_number);
+  step.push_back(step_number);
+  loss.push_back(loss_value);
+  for (size_t p = 0; p < kPhaseCount; ++p) phase_s[p].push_back(times.phase_s[p]);
+  total_s.push_back(times.total_s);
+}
+
+namespace {
+
+nlohmann::json iterations_to_json(const IterationLog& log) {
+  nlohmann::json j = {{"epoch", log.epoch}, {"step", log.step}, {"loss", log.loss}};
+  for (size_t p = 0; p < kPhaseCount; ++p) j[std::string(kPhaseNames[p]) + "_s"] = log.phase_s[p];
+  j["total_s"] = log.total_s;
+  return j;
+}
+
+IterationLog iterations_from_json(const nlohmann::json& j) {
+  IterationLog log;
+  j.at("epoch").get_to(log.epoch);
+  j.at("step").get_to(log.step);
+  j.at("loss").get_to(log.loss);
+  for (size_t p = 0; p < kPhaseCount; ++p) {
+    j.at(std::string(kPhaseNames[p]) + "_s").get_to(log.phase_s[p]);
+  }
+  j.at("total_s").get_to(log.total_s);
+  size_t n = log.total_s.size();
+  bool aligned = log.epoch.size() == n && log.step.size() == n && log.loss.size() == n;
+  for (const auto& phase : log.phase_s) aligned = aligned && phase.size() == n;
+  require(aligned, "iterations: the per-iteration arrays differ in length");
+  return log;
+}
+
+// Recomputed from the raw samples on every write, so it can never disagree with them.
+nlohmann::json summary_of(const RunRecord& r) {
+  const auto& it = r.iterations;
+  nlohmann::json phases;
+  for (size_t p = 0; p < kPhaseCount; ++p) {
+    phases[kPhaseNames[p]] = summarize(window(it.phase_s[p], kTimedFirst, kTimedLast)).mean;
+  }
+  nlohmann::json j = {
+      {"timed_window", {{"first", kTimedFirst}, {"last", kTimedLast}}},
+      {"iteration_s", summarize(window(it.total_s, kTimedFirst, kTimedLast))},
+      {"phase_mean_s", phases},
+      {"iterations", it.size()},
+      {"final_loss", it.loss.empty() ? nlohmann::json() : nlohmann::json(it.loss.back())},
+      {"final_accuracy", r.evaluations.empty() ? nlohmann::json()
+                                               : nlohmann::json(r.evaluations.back().accuracy)},
+  };
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const RunRecord& r) {
+  return {
+      {"schema", kRecordSchema},
+      {"config", r.config},
+      {"system", r.system},
+      {"threads", r.threads},
+      {"iterations", iterations_to_json(r.iterations)},
+      {"evaluations", r.evaluations},
+      {"ranks", r.ranks},
+      {"summary", summary_of(r)},
+  };
+}
+
+RunRecord record_from_json(const nlohmann::json& j) {
+  try {
+    std::string schema = j.at("schema").get<std::string>();
+    require(schema == kRecordSchema,
+            fmt::format("schema is '{}', expected '{}'", schema, kRecordSchema));
+    RunRecord r;
+    j.at("config").get_to(r.config);
+    r.system = j.at("system");
+    j.at("threads").get_to(r.threads);
+    r.iterations = iterations_from_json(j.at("iterations"));
+    j.at("evaluations").get_to(r.evaluations);
+    j.at("ranks").get_to(r.ranks);
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(fmt::format("not a valid {} record: {}", kRecordSchema, e.what()));
+  }
+}
+
+void write_record(const std::string& path, const RunRecord& record) {
+  write_file_atomically(path, to_json(record).dump(1) + "\n");
+}
+
+RunRecord read_record(const std::string& path) {
+  std::ifstream in(path);
+  require(in.good(), fmt::format("{}: cannot open", path));
+  try {
+    return record_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(fmt::format("{}: not JSON: {}", path, e.what()));
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace dtbench

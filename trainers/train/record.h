@@ -1,0 +1,64 @@
+#pragma once
+// The result record of one run, schema "dtbench.run/1" (docs/result-record.md). It keeps the
+// raw per-iteration samples; the "summary" written with it is recomputed from them.
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "train/config.h"
+#include "train/phase_timer.h"
+#include "train/resource_usage.h"
+
+namespace dtbench {
+
+inline constexpr const char* kRecordSchema = "dtbench.run/1";
+// The course's timing window: iteration 0 is warm-up.
+inline constexpr int64_t kTimedFirst = 1;
+inline constexpr int64_t kTimedLast = 39;
+
+struct IterationLog {
+  std::vector<int64_t> epoch;  // 1-based
+  std::vector<int64_t> step;   // 1-based within the epoch
+  std::vector<double> loss;    // the global training loss of the iteration
+  std::array<std::vector<double>, kPhaseCount> phase_s;
+  std::vector<double> total_s;
+
+  void add(int64_t epoch_number, int64_t step_number, double loss_value,
+           const IterationTimes& times);
+  size_t size() const { return total_s.size(); }
+};
+
+struct Evaluation {
+  int64_t epoch = 0;
+  int64_t iterations = 0;  // training iterations done when it was taken
+  double loss = 0;         // mean cross-entropy over the evaluated test samples
+  int64_t correct = 0;
+  int64_t total = 0;
+  double accuracy = 0;  // correct / total
+};
+
+struct RankUsage {
+  int rank = 0;
+  std::string host;
+  ResourceUsage usage;
+};
+
+struct RunRecord {
+  TrainConfig config;
+  nlohmann::json system;
+  int threads = 0;  // what libtorch actually used
+  IterationLog iterations;
+  std::vector<Evaluation> evaluations;
+  std::vector<RankUsage> ranks;
+};
+
+nlohmann::json to_json(const RunRecord& record);
+// Throws UserError naming what is missing or of the wrong schema.
+RunRecord record_from_json(const nlohmann::json& j);
+
+void write_record(const std::string& path, const RunRecord& record);
+RunRecord read_record(const std::string& path);
+
+}  // namespace dtbench

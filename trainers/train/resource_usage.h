@@ -1,0 +1,23 @@
+#pragma once
+#include <cstdint>
+
+namespace dtbench {
+
+// CPU time and memory of this process since the meter was made.
+struct ResourceUsage {
+  double wall_s = 0, user_s = 0, sys_s = 0;
+  double cpu_utilisation = 0;  // (user + sys) / wall / cores: 1.0 = every core busy throughout
+  int64_t peak_rss_bytes = 0;
+  int cores = 0;
+};
+
+class ResourceMeter {
+ public:
+  ResourceMeter();
+  ResourceUsage read() const;
+
+ private:
+  double wall0_, user0_, sys0_;
+};
+
+}  // namespace dtbench
