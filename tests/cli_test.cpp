@@ -21,8 +21,8 @@ struct Outcome {
 // Runs dtbench-train with the given shell-safe arguments.
 Outcome run_train(const std::string& args) {
   TempDir dir;
-  std::string command = std::string(DTBENCH_TRAIN_BIN) + " " + args + " >" + (dir / "out") +
-                        " 2>" + (dir / "err");
+  std::string command =
+      std::string(DTBENCH_TRAIN_BIN) + " " + args + " >" + (dir / "out") + " 2>" + (dir / "err");
   int status = std::system(command.c_str());
   auto slurp = [](const std::string& path) {
     std::stringstream s;

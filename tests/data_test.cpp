@@ -38,7 +38,7 @@ TEST(Cifar10, ReadsRecordsAsLabelThenRgbPlanes) {
   // Record r of each file: label r % 10, pixel p = (r * 7 + p) % 251 with p over R, G, B planes.
   EXPECT_EQ(train.labels[4].item<int64_t>(), 1);  // file 2, record 1
   auto image = train.images[4];
-  EXPECT_EQ(image[0][0][0].item<uint8_t>(), 7);               // R plane, p = 0
+  EXPECT_EQ(image[0][0][0].item<uint8_t>(), 7);                 // R plane, p = 0
   EXPECT_EQ(image[1][0][0].item<uint8_t>(), (7 + 1024) % 251);  // G plane, p = 1024
   EXPECT_EQ(image[2][31][31].item<uint8_t>(), (7 + 3071) % 251);
 }
@@ -61,7 +61,8 @@ TEST(Cifar10, TruncatedFileIsNamed) {
 
 TEST(Cifar10, LabelOutOfRangeIsNamed) {
   TempDir dir;
-  testing::write_bytes(dir / "cifar-10-batches-bin/test_batch.bin", testing::cifar_records({3, 10}));
+  testing::write_bytes(dir / "cifar-10-batches-bin/test_batch.bin",
+                       testing::cifar_records({3, 10}));
   std::string message = error_of([&] { load_cifar10(dir.path(), Split::test); });
   EXPECT_NE(message.find("test_batch.bin: record 1 has label 10"), std::string::npos) << message;
 }
@@ -113,7 +114,8 @@ TEST(Mnist, TruncatedHeaderIsNamed) {
 TEST(Mnist, LabelOutOfRangeIsNamed) {
   TempDir dir;
   testing::write_mnist(dir.path(), 3, 3, false);
-  testing::write_bytes(dir / "mnist/t10k-labels-idx1-ubyte", testing::idx_file(2049, {3}, {1, 12, 2}));
+  testing::write_bytes(dir / "mnist/t10k-labels-idx1-ubyte",
+                       testing::idx_file(2049, {3}, {1, 12, 2}));
   std::string message = error_of([&] { load_mnist(dir.path(), Split::test); });
   EXPECT_NE(message.find("label 12 of item 1"), std::string::npos) << message;
 }

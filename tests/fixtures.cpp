@@ -25,7 +25,8 @@ TempDir::~TempDir() {
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 void write_gzipped(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -78,7 +79,8 @@ void write_mnist_split(const std::string& dir, const std::string& prefix, int co
     for (int y = 0; y < 28; ++y) {
       for (int x = 0; x < 28; ++x) {
         bool lit = y >= top && y < top + 8 && x >= left && x < left + 8;
-        uint64_t noise = hash_keys({seed, static_cast<uint64_t>(i), static_cast<uint64_t>(y * 28 + x)});
+        uint64_t noise =
+            hash_keys({seed, static_cast<uint64_t>(i), static_cast<uint64_t>(y * 28 + x)});
         pixels.push_back(static_cast<uint8_t>((lit ? 200 : 0) + noise % 40));
       }
     }

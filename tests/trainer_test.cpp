@@ -47,7 +47,8 @@ class TinyMnist : public ::testing::Test {
 };
 
 double mean_of(const std::vector<double>& v, size_t first, size_t last) {
-  return std::accumulate(v.begin() + first, v.begin() + last, 0.0) / static_cast<double>(last - first);
+  return std::accumulate(v.begin() + first, v.begin() + last, 0.0) /
+         static_cast<double>(last - first);
 }
 
 TEST_F(TinyMnist, LossFallsAndTestAccuracyRises) {

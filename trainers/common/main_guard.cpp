@@ -11,7 +11,9 @@
 namespace dtbench {
 namespace {
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
 
 }  // namespace
 
@@ -22,8 +24,7 @@ int guarded_main(const char* program, const std::function<int()>& body) {
     fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
     return 2;
   } catch (const c10::Error& e) {
-    fmt::print(stderr, "{}: internal error: {}\n", program,
-               first_line(e.what_without_backtrace()));
+    fmt::print(stderr, "{}: internal error: {}\n", program, first_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: internal error: {}\n", program, first_line(e.what()));
   }

@@ -48,9 +48,8 @@ Dataset load_cifar10(const std::string& data_dir, Split split) {
   for (size_t f = 0; f < contents.size(); ++f) {
     const auto& bytes = contents[f];
     for (size_t offset = 0; offset < bytes.size(); offset += kRecord, ++row) {
-      require(bytes[offset] < kClasses,
-              fmt::format("{}: record {} has label {}, outside 0..9", ds.files[f],
-                          offset / kRecord, bytes[offset]));
+      require(bytes[offset] < kClasses, fmt::format("{}: record {} has label {}, outside 0..9",
+                                                    ds.files[f], offset / kRecord, bytes[offset]));
       label[row] = bytes[offset];
       std::memcpy(image + row * kPixels, bytes.data() + offset + 1, kPixels);
     }

@@ -37,8 +37,8 @@ std::vector<uint32_t> read_header(const std::string& file, const std::vector<uin
                                               "{}-byte idx header",
                                               file, bytes.size(), header));
   uint32_t found = big_endian_u32(bytes, 0);
-  require(found == magic, fmt::format("{}: wrong magic number {} (expected {})", file, found,
-                                      magic));
+  require(found == magic,
+          fmt::format("{}: wrong magic number {} (expected {})", file, found, magic));
   std::vector<uint32_t> shape;
   uint64_t payload = 1;
   for (size_t d = 0; d < dims; ++d) {
@@ -76,8 +76,8 @@ Dataset load_mnist(const std::string& data_dir, Split split) {
   int64_t* label = ds.labels.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) {
     uint8_t value = label_bytes[8 + i];
-    require(value < kClasses, fmt::format("{}: label {} of item {} is outside 0..9", label_file,
-                                          value, i));
+    require(value < kClasses,
+            fmt::format("{}: label {} of item {} is outside 0..9", label_file, value, i));
     label[i] = value;
   }
   return ds;

@@ -13,8 +13,8 @@ namespace {
 constexpr int64_t kMaxPool = 0;  // marks an "M" entry of the configuration
 
 torch::nn::Sequential make_features() {
-  const std::vector<int64_t> cfg = {64,  kMaxPool, 128, kMaxPool, 256, 256,     kMaxPool,
-                                    512, 512,      kMaxPool,      512, 512,     kMaxPool};
+  const std::vector<int64_t> cfg = {64,  kMaxPool, 128,      kMaxPool, 256, 256,     kMaxPool,
+                                    512, 512,      kMaxPool, 512,      512, kMaxPool};
   torch::nn::Sequential layers;
   int64_t in_channels = 3;
   for (int64_t width : cfg) {
@@ -22,10 +22,8 @@ torch::nn::Sequential make_features() {
       layers->push_back(torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2).stride(2)));
       continue;
     }
-    layers->push_back(
-        torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, width, /*kernel_size=*/3)
-                              .padding(1)
-                              .bias(true)));
+    layers->push_back(torch::nn::Conv2d(
+        torch::nn::Conv2dOptions(in_channels, width, /*kernel_size=*/3).padding(1).bias(true)));
     layers->push_back(torch::nn::BatchNorm2d(width));
     layers->push_back(torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
     in_channels = width;

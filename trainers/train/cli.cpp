@@ -1,8 +1,8 @@
 #include "train/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <ctime>
@@ -65,8 +65,9 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--eval-batch", c.eval_batch, "Batch size for evaluation")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--out", c.out,
-                 "Result record path (default: results/dtbench-train/<model>-<dataset>-<time>.json)");
+  app.add_option(
+      "--out", c.out,
+      "Result record path (default: results/dtbench-train/<model>-<dataset>-<time>.json)");
 }
 
 void resolve(TrainConfig& c, const ModelDefaults& d) {

@@ -9,8 +9,8 @@ namespace dtbench {
 
 enum class Phase : size_t { data, forward, backward, sync, optimizer };
 constexpr size_t kPhaseCount = 5;
-constexpr std::array<const char*, kPhaseCount> kPhaseNames = {"data", "forward", "backward",
-                                                              "sync", "optimizer"};
+constexpr std::array<const char*, kPhaseCount> kPhaseNames = {"data", "forward", "backward", "sync",
+                                                              "optimizer"};
 
 struct IterationTimes {
   std::array<double, kPhaseCount> phase_s{};

@@ -78,8 +78,8 @@ nlohmann::json summary_of(const RunRecord& r) {
       {"phase_mean_s", phases},
       {"iterations", it.size()},
       {"final_loss", it.loss.empty() ? nlohmann::json() : nlohmann::json(it.loss.back())},
-      {"final_accuracy", r.evaluations.empty() ? nlohmann::json()
-                                               : nlohmann::json(r.evaluations.back().accuracy)},
+      {"final_accuracy",
+       r.evaluations.empty() ? nlohmann::json() : nlohmann::json(r.evaluations.back().accuracy)},
   };
   return j;
 }

@@ -9,11 +9,12 @@ namespace dtbench {
 namespace {
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; }
+double seconds(const timeval& t) {
+  return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6;
+}
 
 }  // namespace
 

@@ -31,8 +31,8 @@ Trainer::Trainer(TrainConfig config, TrainData data, std::FILE* log)
     : config_(std::move(config)), data_(std::move(data)), log_(log) {
   const ModelSpec& spec = find_model(config_.model);
   require(spec.in_channels == data_.spec->channels,
-          fmt::format("model {} takes {}-channel images but dataset {} has {} channels",
-                      spec.name, spec.in_channels, data_.spec->name, data_.spec->channels));
+          fmt::format("model {} takes {}-channel images but dataset {} has {} channels", spec.name,
+                      spec.in_channels, data_.spec->name, data_.spec->channels));
   require(config_.global_batch % config_.world_size == 0,
           fmt::format("global batch {} does not divide by the {} ranks", config_.global_batch,
                       config_.world_size));
@@ -51,10 +51,9 @@ RunRecord Trainer::run() {
   files.insert(files.end(), data_.test.files.begin(), data_.test.files.end());
   record.system = describe_system(files);
 
-  torch::optim::SGD optimizer(model_->parameters(),
-                              torch::optim::SGDOptions(config_.lr)
-                                  .momentum(config_.momentum)
-                                  .weight_decay(config_.weight_decay));
+  torch::optim::SGD optimizer(model_->parameters(), torch::optim::SGDOptions(config_.lr)
+                                                        .momentum(config_.momentum)
+                                                        .weight_decay(config_.weight_decay));
   ShardSampler sampler(data_.train.size(), config_.world_size, config_.rank, config_.seed,
                        /*shuffle=*/true);
   const int64_t batch = config_.global_batch / config_.world_size;
@@ -127,13 +126,14 @@ Evaluation Trainer::evaluate(int64_t epoch, int64_t iterations_done) {
     }
     Batch b = make_batch(test, indices, data_.spec->preprocess, /*train=*/false, config_.seed, 0);
     auto logits = model_->forward(b.images);
-    loss_sum += F::cross_entropy(logits, b.labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
+    loss_sum +=
+        F::cross_entropy(logits, b.labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
+            .item<double>();
     correct += logits.argmax(1).eq(b.labels).sum().item<int64_t>();
   }
   model_->train();
-  Evaluation e{epoch, iterations_done, loss_sum / static_cast<double>(total), correct, total,
-               static_cast<double>(correct) / static_cast<double>(total)};
+  Evaluation e{epoch,   iterations_done, loss_sum / static_cast<double>(total),
+               correct, total,           static_cast<double>(correct) / static_cast<double>(total)};
   fmt::print(log_, "Test set: average loss {:.4f}, accuracy {}/{} ({:.2f}%)\n", e.loss, e.correct,
              e.total, 100.0 * e.accuracy);
   return e;

@@ -1,0 +1,52 @@
+# dtbench: the user's entry points. `make help` lists them.
+BUILD_DIR ?= build
+DATA_DIR  ?= data
+JOBS      ?= $(shell nproc)
+
+# Every tool the project uses, from Debian 12's archive (make setup).
+PACKAGES := build-essential cmake git ca-certificates curl xz-utils \
+  libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev \
+  nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libssl-dev \
+  pandoc texlive-latex-recommended texlive-fonts-recommended lmodern texlive-latex-extra \
+  gnuplot-nox poppler-utils iproute2 clang-format
+
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+SOURCES = $(shell git ls-files '*.cpp' '*.h')
+
+.PHONY: help setup configure build data test train format format-check clean
+
+help:
+	@echo "make setup         install every dependency with apt-get (Debian 12)"
+	@echo "make build         configure (Release) and build into $(BUILD_DIR)/"
+	@echo "make data          CIFAR-10 + MNIST official archives into DATA_DIR (now: $(DATA_DIR))"
+	@echo "make test          build and run every test (ctest)"
+	@echo "make train         VGG-11 on CIFAR-10, 1 epoch, from DATA_DIR"
+	@echo "make format        clang-format every source file; format-check only checks"
+
+setup:
+	$(SUDO) apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $(PACKAGES)
+
+configure:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+data:
+	harness/fetch-data.sh $(DATA_DIR)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+train: build
+	$(BUILD_DIR)/dtbench-train --model vgg11 --dataset cifar10 --data-dir $(DATA_DIR) --epochs 1
+
+format:
+	clang-format -i $(SOURCES)
+
+format-check:
+	@clang-format --dry-run --Werror $(SOURCES) && echo "clang-format: all $(words $(SOURCES)) files clean"
+
+clean:
+	rm -rf $(BUILD_DIR)
