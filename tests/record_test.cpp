@@ -56,7 +56,13 @@ RunRecord sample_record() {
     r.iterations.add(1 + i / 40, 1 + i % 40, 2.3 - 0.01 * i, t);
   }
   r.evaluations.push_back({1, 40, 1.5, 700, 1000, 0.7});
-  r.ranks.push_back({0, "h", {10.0, 15.0, 1.0, 0.8, 123456789, 2}});
+  RankUsage usage;
+  usage.host = "h";
+  usage.usage = {10.0, 15.0, 1.0, 0.8, 123456789, 2};
+  usage.payload_sent_bytes = 1234567890123;
+  usage.nic = {{"lo", {{"sent_bytes", 5}, {"received_bytes", 6}}}};
+  usage.iteration_s = {0.5, 0.25};
+  r.ranks.push_back(usage);
   return r;
 }
 

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <numeric>
 
+#include "comm/self_communicator.h"
 #include "common/error.h"
 #include "fixtures.h"
+#include "thread_ranks.h"
 #include "train/trainer.h"
 
 namespace dtbench {
@@ -32,7 +34,8 @@ class TinyMnist : public ::testing::Test {
   // Runs the trainer, capturing what it prints.
   RunRecord train(const TrainConfig& config, std::string* printed = nullptr) {
     std::FILE* log = std::tmpfile();
-    RunRecord record = Trainer(config, load_train_data(config), log).run();
+    auto self = make_self_communicator();
+    RunRecord record = Trainer(config, load_train_data(config), *self, log).run();
     if (printed != nullptr) {
       std::rewind(log);
       char buffer[256];
@@ -116,12 +119,15 @@ TEST_F(TinyMnist, PhasesAddUpToTheIterationTime) {
 
 TEST_F(TinyMnist, ModelAndDatasetMustAgreeOnChannels) {
   config_.model = "vgg11";
-  EXPECT_THROW(Trainer(config_, load_train_data(config_)), UserError);
+  auto self = make_self_communicator();
+  EXPECT_THROW(Trainer(config_, load_train_data(config_), *self), UserError);
 }
 
 TEST_F(TinyMnist, GlobalBatchMustDivideByTheRanks) {
-  config_.world_size = 3;
-  EXPECT_THROW(Trainer(config_, load_train_data(config_)), UserError);
+  TrainData data = load_train_data(config_);
+  EXPECT_THROW(
+      testing::run_gloo_ranks(3, [&](Communicator& comm) { Trainer(config_, data, comm); }),
+      UserError);
 }
 
 TEST(TinyCifar, Vgg11TrainsAFewSteps) {
@@ -133,7 +139,8 @@ TEST(TinyCifar, Vgg11TrainsAFewSteps) {
   config.max_iters = 3;
   config.eval_limit = 8;
   std::FILE* quiet = std::tmpfile();
-  RunRecord r = Trainer(config, load_train_data(config), quiet).run();
+  auto self = make_self_communicator();
+  RunRecord r = Trainer(config, load_train_data(config), *self, quiet).run();
   std::fclose(quiet);
   EXPECT_EQ(r.iterations.size(), 3u);
   for (double loss : r.iterations.loss) EXPECT_TRUE(std::isfinite(loss));

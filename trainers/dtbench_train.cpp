@@ -1,8 +1,10 @@
-// dtbench-train: one training run (today single-process), ending in one result record.
+// dtbench-train: one training run on one or many ranks, ending in one result record.
 #include <fmt/core.h>
 
 #include <cstdio>
 
+#include "comm/launch.h"
+#include "comm/mpi_communicator.h"
 #include "common/main_guard.h"
 #include "train/cli.h"
 #include "train/record.h"
@@ -10,13 +12,22 @@
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress reaches a log file line by line
-  return dtbench::guarded_main("dtbench-train", [&] {
+  int code = dtbench::guarded_main("dtbench-train", [&] {
     auto config = dtbench::parse_train_cli(argc, argv);
     if (!config) return 0;
-    dtbench::Trainer trainer(*config, dtbench::load_train_data(*config));
+    dtbench::TrainData data = dtbench::load_train_data(*config);
+    auto comm = dtbench::connect(
+        {config->backend, config->master, config->world_size, config->rank, config->timeout_s});
+    dtbench::Trainer trainer(*config, std::move(data), *comm);
     dtbench::RunRecord record = trainer.run();
-    dtbench::write_record(config->out, record);
-    fmt::print("Result record: {}\n", config->out);
+    if (comm->rank() == 0) {
+      dtbench::write_record(config->out, record);
+      fmt::print("Result record: {}\n", config->out);
+    }
     return 0;
   });
+  // Only a clean run finalises MPI: after an error mpirun must see this rank fail and stop
+  // the others, rather than MPI_Finalize waiting on a peer that is gone.
+  if (code == 0) dtbench::finalize_mpi();
+  return code;
 }

@@ -1,13 +1,20 @@
 #pragma once
 // Errors that a user caused (a bad option, a missing or corrupt dataset) are UserError:
-// main() prints them as one line and exits with code 2. Anything else is a bug or an
-// environment failure and exits with code 1.
+// main() prints them as one line and exits with code 2. RunError exits with 3; anything else
+// is a bug and exits with code 1.
 #include <stdexcept>
 #include <string>
 
 namespace dtbench {
 
 class UserError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A run that could not complete for a reason outside the program and its input: a peer died,
+// the network stopped, replicas diverged. main() prints one line and exits with code 3.
+class RunError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -23,6 +23,9 @@ int guarded_main(const char* program, const std::function<int()>& body) {
   } catch (const UserError& e) {
     fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
     return 2;
+  } catch (const RunError& e) {
+    fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
+    return 3;
   } catch (const c10::Error& e) {
     fmt::print(stderr, "{}: internal error: {}\n", program, first_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {

@@ -10,12 +10,13 @@
 #include "common/error.h"
 #include "data/datasets.h"
 #include "models/models.h"
+#include "sync/grad_sync.h"
 
 namespace dtbench {
 namespace {
 
 struct ModelDefaults {
-  std::optional<std::string> dataset;
+  std::optional<std::string> dataset, sync, mode;
   std::optional<int64_t> global_batch;
   std::optional<double> lr, momentum, weight_decay;
 };
@@ -28,6 +29,41 @@ std::string default_data_dir() {
 std::string default_out(const TrainConfig& c) {
   return fmt::format("results/dtbench-train/{}-{}-{:%Y%m%dT%H%M%S}.json", c.model, c.dataset,
                      fmt::gmtime(std::time(nullptr)));
+}
+
+void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
+  app.add_option("--sync", d.sync,
+                 "Gradient synchronisation: none | gather_scatter | reduce_broadcast | allreduce | "
+                 "allgather | ring_reduce | ring_allreduce | bucketed (default: allreduce with "
+                 "several ranks, none alone)");
+  app.add_option("--backend", c.backend,
+                 "Communication: auto (mpi under mpirun) | mpi | gloo | self")
+      ->capture_default_str();
+  app.add_option("--aggregate", c.aggregate, "mean | sum (sum: the step grows n-fold)")
+      ->capture_default_str();
+  app.add_option("--mode", d.mode,
+                 "blocking | overlap | stale (default: the strategy's: bucketed overlap, others "
+                 "blocking)");
+  app.add_option("--bucket-mb", c.bucket_mb, "Bucket size in MiB (bucketed)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--master", c.master, "gloo without mpirun: rendezvous HOST:PORT of rank 0");
+  app.add_option("--world-size", c.world_size, "gloo without mpirun: number of ranks")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--rank", c.rank, "gloo without mpirun: this process's rank")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--timeout-s", c.timeout_s,
+                 "Give up (exit 3) when a peer is silent this long (0: never)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--slow-rank", c.slow_rank, "Straggler: this rank does --slow-ms of extra work")
+      ->capture_default_str();
+  app.add_option("--slow-ms", c.slow_ms, "Straggler: busy milliseconds per iteration")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--fault-corrupt-rank", c.fault_corrupt_rank,
+                 "Test only: perturb this rank's replica before each consistency check")
+      ->group("");
 }
 
 void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
@@ -50,7 +86,7 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--weight-decay", d.weight_decay,
                  "Weight decay (default: the model's: vgg11 1e-4, lenet5 0)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--threads", c.threads, "Intra-op threads (0: libtorch's default)")
+  app.add_option("--threads", c.threads, "Intra-op threads (0: this host's CPUs / its ranks)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", c.seed, "Seed for initialisation, shuffling and augmentation")
@@ -65,6 +101,7 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--eval-batch", c.eval_batch, "Batch size for evaluation")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  add_distributed_options(app, c, d);
   app.add_option(
       "--out", c.out,
       "Result record path (default: results/dtbench-train/<model>-<dataset>-<time>.json)");
@@ -78,6 +115,15 @@ void resolve(TrainConfig& c, const ModelDefaults& d) {
   c.lr = d.lr.value_or(model.lr);
   c.momentum = d.momentum.value_or(model.momentum);
   c.weight_decay = d.weight_decay.value_or(model.weight_decay);
+  c.sync = d.sync.value_or("");
+  if (!c.sync.empty()) find_sync(c.sync);
+  c.mode = d.mode.value_or("");
+  if (!c.mode.empty()) parse_mode(c.mode);
+  parse_aggregate(c.aggregate);
+  require(c.master.empty() || (c.world_size > 0 && c.rank >= 0),
+          "--master needs --world-size and --rank (one command per node)");
+  require(c.rank < 0 || c.rank < c.world_size,
+          fmt::format("--rank {} is not within --world-size {}", c.rank, c.world_size));
   if (c.out.empty()) c.out = default_out(c);
 }
 
@@ -89,6 +135,8 @@ std::optional<TrainConfig> parse_train_cli(int argc, const char* const* argv) {
   app.get_formatter()->column_width(34);
   TrainConfig config;
   config.data_dir = default_data_dir();
+  config.rank = -1;  // "not given": only --master launches take them from the command line
+  config.world_size = 0;
   ModelDefaults defaults;
   add_options(app, config, defaults);
   try {

@@ -16,17 +16,25 @@ struct TrainConfig {
   double lr = 0.1;
   double momentum = 0.9;
   double weight_decay = 1e-4;
-  int threads = 0;  // 0: libtorch's default
+  int threads = 0;  // 0: default_threads()
   uint64_t seed = 1;
   int64_t log_interval = 20;
   bool eval = true;
   int64_t eval_limit = 0;  // 0: the whole test set
   int64_t eval_batch = 1000;
-  std::string out;  // result record path
-  int world_size = 1;
+  std::string out;     // result record path
+  int world_size = 1;  // given for gloo without mpirun; afterwards what the communicator says
   int rank = 0;
-  std::string sync = "none";
-  std::string backend = "none";
+  std::string master;  // gloo without mpirun: rank 0's HOST:PORT
+  std::string sync;    // "": allreduce with several ranks, none alone
+  std::string backend = "auto";
+  std::string aggregate = "mean";  // mean | sum
+  std::string mode;                // blocking | overlap | stale; "": the strategy's first
+  double bucket_mb = 25;
+  int timeout_s = 300;
+  int slow_rank = -1;  // this rank does slow_ms of extra busy work per iteration
+  double slow_ms = 0;
+  int fault_corrupt_rank = -1;  // test-only: perturb this rank's replica before each check
 };
 
 }  // namespace dtbench

@@ -13,7 +13,8 @@ namespace dtbench {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainConfig, model, dataset, data_dir, epochs, max_iters,
                                    global_batch, lr, momentum, weight_decay, threads, seed,
                                    log_interval, eval, eval_limit, eval_batch, out, world_size,
-                                   rank, sync, backend)
+                                   rank, master, sync, backend, aggregate, mode, bucket_mb,
+                                   timeout_s, slow_rank, slow_ms, fault_corrupt_rank)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Evaluation, epoch, iterations, loss, correct, total, accuracy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ResourceUsage, wall_s, user_s, sys_s, cpu_utilisation,
                                    peak_rss_bytes, cores)
@@ -24,11 +25,19 @@ void to_json(nlohmann::json& j, const RankUsage& r) {
   j = nlohmann::json(r.usage);
   j["rank"] = r.rank;
   j["host"] = r.host;
+  j["payload_sent_bytes"] = r.payload_sent_bytes;
+  j["payload_received_bytes"] = r.payload_received_bytes;
+  j["nic"] = r.nic;
+  j["iteration_s"] = r.iteration_s;
 }
 void from_json(const nlohmann::json& j, RankUsage& r) {
   r.usage = j.get<ResourceUsage>();
   j.at("rank").get_to(r.rank);
   j.at("host").get_to(r.host);
+  j.at("payload_sent_bytes").get_to(r.payload_sent_bytes);
+  j.at("payload_received_bytes").get_to(r.payload_received_bytes);
+  r.nic = j.at("nic");
+  j.at("iteration_s").get_to(r.iteration_s);
 }
 
 void IterationLog::add(int64_t epoch_number, int64_t step_number, double loss_value,

@@ -43,6 +43,10 @@ struct RankUsage {
   int rank = 0;
   std::string host;
   ResourceUsage usage;
+  int64_t payload_sent_bytes = 0;  // gradient synchronisation only, as the Communicator counts
+  int64_t payload_received_bytes = 0;
+  nlohmann::json nic = nlohmann::json::object();  // {"eth0": {"sent_bytes", "received_bytes"}}
+  std::vector<double> iteration_s;                // this rank's own iteration times
 };
 
 struct RunRecord {
@@ -53,6 +57,9 @@ struct RunRecord {
   std::vector<Evaluation> evaluations;
   std::vector<RankUsage> ranks;
 };
+
+void to_json(nlohmann::json& j, const RankUsage& r);
+void from_json(const nlohmann::json& j, RankUsage& r);
 
 nlohmann::json to_json(const RunRecord& record);
 // Throws UserError naming what is missing or of the wrong schema.

@@ -1,15 +1,20 @@
 #include "train/trainer.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
 #include <torch/utils.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+
+#include "comm/text.h"
 #include "common/error.h"
 #include "data/preprocess.h"
 #include "data/sampler.h"
 #include "models/models.h"
+#include "train/nic_counters.h"
 #include "train/phase_timer.h"
 #include "train/resource_usage.h"
 #include "train/stats.h"
@@ -19,6 +24,14 @@ namespace dtbench {
 
 namespace F = torch::nn::functional;
 
+int default_threads() {
+  // libtorch's own default here is 1 thread; share the host's CPUs among the ranks on it
+  // instead (OpenMPI tells each rank how many share its host).
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  long ranks_here = local != nullptr ? std::max(1L, std::atol(local)) : 1L;
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN) / ranks_here));
+}
+
 TrainData load_train_data(const TrainConfig& config) {
   TrainData data;
   data.spec = &find_dataset(config.dataset);
@@ -27,23 +40,100 @@ TrainData load_train_data(const TrainConfig& config) {
   return data;
 }
 
-Trainer::Trainer(TrainConfig config, TrainData data, std::FILE* log)
-    : config_(std::move(config)), data_(std::move(data)), log_(log) {
+namespace {
+
+SyncOptions sync_options(const TrainConfig& c, const SyncSpec& spec) {
+  SyncOptions o{parse_aggregate(c.aggregate), parse_mode(c.mode), c.bucket_mb};
+  if (std::find(spec.modes.begin(), spec.modes.end(), o.mode) == spec.modes.end()) {
+    std::vector<std::string> names;
+    for (SyncMode m : spec.modes) names.push_back(to_string(m));
+    throw UserError(fmt::format("sync strategy {} has no mode {} (it has: {})", spec.name, c.mode,
+                                fmt::join(names, ", ")));
+  }
+  require(c.bucket_mb > 0, "--bucket-mb must be positive");
+  return o;
+}
+
+// Busy work, not sleep: a compute straggler keeps its core busy like a slow node would.
+void busy_wait_ms(double ms) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// FNV-1a over the bytes of every parameter: equal on every rank iff the replicas are equal.
+std::string parameter_checksum(const Classifier& model) {
+  uint64_t h = 1469598103934665603ULL;
+  for (const auto& p : model->parameters()) {
+    auto bytes = reinterpret_cast<const uint8_t*>(p.data_ptr<float>());
+    for (int64_t i = 0; i < p.numel() * 4; ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return host;
+}
+
+}  // namespace
+
+template <typename... Args>
+void Trainer::say(const char* format, const Args&... args) const {
+  if (log_ != nullptr) fmt::print(log_, fmt::runtime(format), args...);
+}
+
+Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FILE* log)
+    : config_(std::move(config)),
+      data_(std::move(data)),
+      comm_(comm),
+      log_(comm.rank() == 0 ? log : nullptr) {
   const ModelSpec& spec = find_model(config_.model);
   require(spec.in_channels == data_.spec->channels,
           fmt::format("model {} takes {}-channel images but dataset {} has {} channels", spec.name,
                       spec.in_channels, data_.spec->name, data_.spec->channels));
+  config_.world_size = comm.size();
+  config_.rank = comm.rank();
+  config_.backend = comm.backend();
   require(config_.global_batch % config_.world_size == 0,
           fmt::format("global batch {} does not divide by the {} ranks", config_.global_batch,
                       config_.world_size));
-  if (config_.threads > 0) torch::set_num_threads(config_.threads);
-  // Same seed everywhere: identical initial parameters on every rank and on every rerun.
+  if (config_.sync.empty()) config_.sync = config_.world_size > 1 ? "allreduce" : "none";
+  const SyncSpec& sync_spec = find_sync(config_.sync);
+  if (config_.mode.empty()) config_.mode = to_string(sync_spec.modes.front());
+  SyncOptions options = sync_options(config_, sync_spec);
+  torch::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
+  // Same seed everywhere, and then rank 0's parameters broadcast, so that replicas start
+  // identical even if initialisation were not deterministic.
   torch::manual_seed(config_.seed);
   model_ = spec.make();
+  watchdog_ = std::make_unique<Watchdog>(config_.timeout_s,
+                                         fmt::format("rank {} on {}", comm.rank(), host_name()));
+  control_ = comm.duplicate();
+  broadcast_from_rank0(/*parameters=*/true, /*buffers=*/true);
+  sync_ = sync_spec.make(options);
+  sync_->setup(model_->parameters(), comm_);
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::broadcast_from_rank0(bool parameters, bool buffers) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> tensors;
+  if (parameters) tensors = model_->parameters();
+  if (buffers) {
+    for (const auto& b : model_->buffers()) {
+      if (b.scalar_type() == torch::kFloat32) tensors.push_back(b);
+    }
+  }
+  for (auto& t : tensors) control_->broadcast(t, 0);
 }
 
 RunRecord Trainer::run() {
   ResourceMeter meter;
+  const Traffic traffic_before = comm_.traffic();
+  const auto nic_before = read_nic_counters();
   RunRecord record;
   record.config = config_;
   record.threads = torch::get_num_threads();
@@ -58,43 +148,103 @@ RunRecord Trainer::run() {
                        /*shuffle=*/true);
   const int64_t batch = config_.global_batch / config_.world_size;
   const int64_t steps = sampler.num_batches(batch);
-  PhaseTimer timer;
+  std::vector<double> own_times;
 
   for (int64_t epoch = 1; epoch <= config_.epochs && !reached_max_iters(record); ++epoch) {
     sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
     model_->train();
     for (int64_t step = 1; step <= steps && !reached_max_iters(record); ++step) {
-      timer.start();
-      Batch b = make_batch(data_.train, sampler.batch(step - 1, batch), data_.spec->preprocess,
-                           /*train=*/true, config_.seed, static_cast<uint64_t>(epoch - 1));
-      timer.lap(Phase::data);
-      optimizer.zero_grad();
-      torch::Tensor loss = F::cross_entropy(model_->forward(b.images), b.labels);
-      timer.lap(Phase::forward);
-      loss.backward();
-      timer.lap(Phase::backward);
-      timer.lap(Phase::sync);  // single process: nothing to synchronise
-      optimizer.step();
-      timer.lap(Phase::optimizer);
-      record.iterations.add(epoch, step, loss.item<double>(), timer.finish());
+      double loss = 0;
+      IterationTimes t = train_step(epoch, sampler.batch(step - 1, batch), optimizer, &loss);
+      watchdog_->beat();
+      own_times.push_back(t.total_s);
+      if (config_.world_size > 1) loss = reduce_across_ranks(t, loss);
+      record.iterations.add(epoch, step, loss, t);
 
       if (step % config_.log_interval == 0 || step == steps) {
-        fmt::print(log_, "Epoch {} [{}/{}] loss {:.4f}\n", epoch, step, steps,
-                   record.iterations.loss.back());
+        say("Epoch {} [{}/{}] loss {:.4f}\n", epoch, step, steps, record.iterations.loss.back());
       }
       if (static_cast<int64_t>(record.iterations.size()) == kTimedLast + 1) {
         print_average(record.iterations);
       }
     }
+    check_replicas(epoch);
     if (config_.eval) {
       record.evaluations.push_back(evaluate(epoch, static_cast<int64_t>(record.iterations.size())));
     }
   }
   if (record.iterations.size() <= static_cast<size_t>(kTimedLast)) print_average(record.iterations);
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  record.ranks.push_back({config_.rank, host, meter.read()});
+
+  RankUsage mine;
+  mine.rank = config_.rank;
+  mine.host = host_name();
+  mine.usage = meter.read();
+  const Traffic traffic_after = comm_.traffic();
+  mine.payload_sent_bytes = traffic_after.sent_bytes - traffic_before.sent_bytes;
+  mine.payload_received_bytes = traffic_after.received_bytes - traffic_before.received_bytes;
+  for (const auto& [name, bytes] : nic_delta(nic_before, read_nic_counters())) {
+    mine.nic[name] = {{"sent_bytes", bytes.sent}, {"received_bytes", bytes.received}};
+  }
+  mine.iteration_s = own_times;
+  for (const auto& text : allgather_text(*control_, nlohmann::json(mine).dump())) {
+    record.ranks.push_back(nlohmann::json::parse(text).get<RankUsage>());
+  }
   return record;
+}
+
+double Trainer::reduce_across_ranks(IterationTimes& t, double loss) {
+  // Outside the timed region: the global loss and the phase means over ranks, and the
+  // iteration time of the slowest rank, which sets the pace.
+  const double n = config_.world_size;
+  std::vector<float> sums = {static_cast<float>(loss)};
+  for (double phase : t.phase_s) sums.push_back(static_cast<float>(phase));
+  auto sum_tensor = torch::tensor(sums);
+  control_->allreduce(sum_tensor);
+  auto slowest = torch::tensor({static_cast<float>(t.total_s)});
+  control_->allreduce(slowest, ReduceOp::max);
+  for (size_t p = 0; p < kPhaseCount; ++p) t.phase_s[p] = sum_tensor[p + 1].item<double>() / n;
+  t.total_s = std::max(slowest.item<double>(), t.total_s);
+  return sum_tensor[0].item<double>() / n;
+}
+
+IterationTimes Trainer::train_step(int64_t epoch, const std::vector<int64_t>& indices,
+                                   torch::optim::Optimizer& optimizer, double* loss_value) {
+  PhaseTimer timer;
+  timer.start();
+  Batch b = make_batch(data_.train, indices, data_.spec->preprocess, /*train=*/true, config_.seed,
+                       static_cast<uint64_t>(epoch - 1));
+  timer.lap(Phase::data);
+  optimizer.zero_grad();
+  sync_->before_forward();
+  torch::Tensor loss = F::cross_entropy(model_->forward(b.images), b.labels);
+  if (config_.rank == config_.slow_rank) busy_wait_ms(config_.slow_ms);
+  timer.lap(Phase::forward);
+  sync_->before_backward(loss);
+  loss.backward();
+  timer.lap(Phase::backward);
+  bool apply = sync_->finish();
+  timer.lap(Phase::sync);
+  if (apply) optimizer.step();
+  timer.lap(Phase::optimizer);
+  *loss_value = loss.item<double>();
+  return timer.finish();
+}
+
+void Trainer::check_replicas(int64_t epoch) {
+  if (config_.world_size == 1 || config_.sync == "none") return;  // none: replicas differ
+  if (config_.rank == config_.fault_corrupt_rank) {
+    torch::NoGradGuard no_grad;
+    model_->parameters()[0].add_(1e-3);
+  }
+  auto sums = allgather_text(*control_, parameter_checksum(model_));
+  for (int r = 1; r < config_.world_size; ++r) {
+    if (sums[r] != sums[0]) {
+      throw RunError(
+          fmt::format("replicas diverged after epoch {}: rank {}'s parameter checksum "
+                      "{} differs from rank 0's {}",
+                      epoch, r, sums[r], sums[0]));
+    }
+  }
 }
 
 bool Trainer::reached_max_iters(const RunRecord& record) const {
@@ -105,37 +255,48 @@ bool Trainer::reached_max_iters(const RunRecord& record) const {
 void Trainer::print_average(const IterationLog& log) const {
   auto timed = window(log.total_s, kTimedFirst, kTimedLast);
   if (timed.empty()) {
-    fmt::print(log_, "Average time per iteration: not measured (fewer than 2 iterations)\n");
+    say("Average time per iteration: not measured (fewer than 2 iterations)\n");
     return;
   }
-  fmt::print(log_, "Average time per iteration (iterations {}-{}): {:.4f} s\n", kTimedFirst,
-             kTimedFirst + static_cast<int64_t>(timed.size()) - 1, summarize(timed).mean);
+  say("Average time per iteration (iterations {}-{}): {:.4f} s\n", kTimedFirst,
+      kTimedFirst + static_cast<int64_t>(timed.size()) - 1, summarize(timed).mean);
 }
 
 Evaluation Trainer::evaluate(int64_t epoch, int64_t iterations_done) {
+  // Every rank evaluates an interleaved share of the test set with rank 0's BatchNorm
+  // statistics (each rank's own differ, as they saw different batches); the sums are reduced.
+  broadcast_from_rank0(/*parameters=*/false, /*buffers=*/true);
   torch::NoGradGuard no_grad;
   model_->eval();
   const Dataset& test = data_.test;
-  int64_t total = config_.eval_limit > 0 ? std::min(config_.eval_limit, test.size()) : test.size();
-  double loss_sum = 0;
-  int64_t correct = 0;
-  for (int64_t first = 0; first < total; first += config_.eval_batch) {
-    std::vector<int64_t> indices;
-    for (int64_t i = first; i < std::min(first + config_.eval_batch, total); ++i) {
-      indices.push_back(i);
-    }
+  const int64_t limit =
+      config_.eval_limit > 0 ? std::min(config_.eval_limit, test.size()) : test.size();
+  std::vector<int64_t> mine;
+  for (int64_t i = config_.rank; i < limit; i += config_.world_size) mine.push_back(i);
+  double loss_sum = 0, correct = 0;
+  for (size_t first = 0; first < mine.size(); first += config_.eval_batch) {
+    size_t last = std::min(mine.size(), first + static_cast<size_t>(config_.eval_batch));
+    std::vector<int64_t> indices(mine.begin() + first, mine.begin() + last);
     Batch b = make_batch(test, indices, data_.spec->preprocess, /*train=*/false, config_.seed, 0);
     auto logits = model_->forward(b.images);
     loss_sum +=
         F::cross_entropy(logits, b.labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
             .item<double>();
-    correct += logits.argmax(1).eq(b.labels).sum().item<int64_t>();
+    correct += logits.argmax(1).eq(b.labels).sum().item<double>();
   }
   model_->train();
-  Evaluation e{epoch,   iterations_done, loss_sum / static_cast<double>(total),
-               correct, total,           static_cast<double>(correct) / static_cast<double>(total)};
-  fmt::print(log_, "Test set: average loss {:.4f}, accuracy {}/{} ({:.2f}%)\n", e.loss, e.correct,
-             e.total, 100.0 * e.accuracy);
+  auto totals = torch::tensor({static_cast<float>(loss_sum), static_cast<float>(correct)});
+  control_->allreduce(totals);
+  watchdog_->beat();
+  Evaluation e{epoch,
+               iterations_done,
+               totals[0].item<double>() / static_cast<double>(limit),
+               static_cast<int64_t>(totals[1].item<double>() + 0.5),
+               limit,
+               0};
+  e.accuracy = static_cast<double>(e.correct) / static_cast<double>(e.total);
+  say("Test set: average loss {:.4f}, accuracy {}/{} ({:.2f}%)\n", e.loss, e.correct, e.total,
+      100.0 * e.accuracy);
   return e;
 }
 

@@ -1,11 +1,17 @@
 #pragma once
-#include <cstdio>
+#include <torch/optim/optimizer.h>
 
+#include <cstdio>
+#include <memory>
+
+#include "comm/communicator.h"
 #include "data/dataset.h"
 #include "data/datasets.h"
 #include "models/classifier.h"
+#include "sync/grad_sync.h"
 #include "train/config.h"
 #include "train/record.h"
+#include "train/watchdog.h"
 
 namespace dtbench {
 
@@ -16,29 +22,48 @@ struct TrainData {
   Dataset test;
 };
 
+// Intra-op threads when --threads is 0: the host's online CPUs divided by the ranks on it.
+int default_threads();
+
 // Loads config.dataset from config.data_dir; UserError naming the file if anything is wrong.
 TrainData load_train_data(const TrainConfig& config);
 
-// The training loop: per iteration data -> forward -> backward -> sync -> optimizer, each
-// phase timed by one PhaseTimer; loss every log_interval iterations and the average time of
-// iterations 1..39 printed to `log`; evaluation on the test set after every epoch.
+// The data-parallel training loop, the same on every rank of comm: per iteration
+// data -> forward -> backward -> sync -> optimizer, each phase timed by one PhaseTimer, the
+// gradient synchronised by config.sync. Rank 0 prints the loss every log_interval iterations,
+// the average time of iterations 1..39 and the test accuracy to `log`; other ranks print
+// nothing. Constructing it is collective (it broadcasts rank 0's parameters).
 class Trainer {
  public:
-  Trainer(TrainConfig config, TrainData data, std::FILE* log = stdout);
+  Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FILE* log = stdout);
+  ~Trainer();
 
+  // Collective. Every rank returns the same record (per-rank figures gathered from all).
   RunRecord run();
   Classifier model() const { return model_; }
 
  private:
-  void train_epoch(int64_t epoch, RunRecord& record);
+  IterationTimes train_step(int64_t epoch, const std::vector<int64_t>& indices,
+                            torch::optim::Optimizer& optimizer, double* loss);
+  // Turns this rank's times into the world's (phase means, slowest total); returns the global
+  // loss.
+  double reduce_across_ranks(IterationTimes& t, double loss);
+  void broadcast_from_rank0(bool parameters, bool buffers);
+  void check_replicas(int64_t epoch);
   Evaluation evaluate(int64_t epoch, int64_t iterations_done);
   bool reached_max_iters(const RunRecord& record) const;
   void print_average(const IterationLog& log) const;
+  template <typename... Args>
+  void say(const char* format, const Args&... args) const;
 
   TrainConfig config_;
   TrainData data_;
+  Communicator& comm_;                     // gradient synchronisation (its bytes are counted)
+  std::unique_ptr<Communicator> control_;  // the trainer's own small collectives
   std::FILE* log_;
   Classifier model_;
+  std::unique_ptr<GradSync> sync_;
+  std::unique_ptr<Watchdog> watchdog_;
 };
 
 }  // namespace dtbench

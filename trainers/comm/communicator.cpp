@@ -1,0 +1,86 @@
+#include "comm/communicator.h"
+
+#include <fmt/core.h>
+
+namespace dtbench {
+namespace {
+
+int64_t bytes_of(const at::Tensor& t) { return t.numel() * static_cast<int64_t>(t.element_size()); }
+
+void check_buffer(const at::Tensor& t, const char* what) {
+  if (t.defined() && (!t.is_contiguous() || t.scalar_type() != at::kFloat || !t.is_cpu())) {
+    throw std::invalid_argument(
+        fmt::format("{}: needs a contiguous float32 CPU tensor", what));
+  }
+}
+
+}  // namespace
+
+// Payload accounting (docs/communicators.md): what this rank must hand over so that the others
+// get their result, and what it must receive to get its own; nothing for one rank alone.
+
+void Communicator::allreduce(at::Tensor& t, ReduceOp op) {
+  check_buffer(t, "allreduce");
+  do_allreduce(t, op);
+  if (size() > 1) count(bytes_of(t), bytes_of(t));
+}
+
+void Communicator::reduce(at::Tensor& t, int root) {
+  check_buffer(t, "reduce");
+  do_reduce(t, root);
+  if (size() > 1) rank() == root ? count(0, (size() - 1) * bytes_of(t)) : count(bytes_of(t), 0);
+}
+
+void Communicator::broadcast(at::Tensor& t, int root) {
+  check_buffer(t, "broadcast");
+  do_broadcast(t, root);
+  if (size() > 1) rank() == root ? count(bytes_of(t), 0) : count(0, bytes_of(t));
+}
+
+void Communicator::gather(const at::Tensor& in, at::Tensor& out, int root) {
+  check_buffer(in, "gather");
+  do_gather(in, out, root);
+  if (size() > 1) rank() == root ? count(0, (size() - 1) * bytes_of(in)) : count(bytes_of(in), 0);
+}
+
+void Communicator::scatter(const at::Tensor& in, at::Tensor& out, int root) {
+  check_buffer(out, "scatter");
+  do_scatter(in, out, root);
+  if (size() > 1) {
+    rank() == root ? count((size() - 1) * bytes_of(out), 0) : count(0, bytes_of(out));
+  }
+}
+
+void Communicator::allgather(const at::Tensor& in, at::Tensor& out) {
+  check_buffer(in, "allgather");
+  do_allgather(in, out);
+  if (size() > 1) count(bytes_of(in), (size() - 1) * bytes_of(in));
+}
+
+void Communicator::reduce_scatter(const at::Tensor& in, at::Tensor& out) {
+  check_buffer(in, "reduce_scatter");
+  do_reduce_scatter(in, out);
+  if (size() > 1) count((size() - 1) * bytes_of(out), (size() - 1) * bytes_of(out));
+}
+
+void Communicator::barrier() { do_barrier(); }
+
+std::unique_ptr<Request> Communicator::isend(const at::Tensor& t, int peer, int tag) {
+  check_buffer(t, "isend");
+  count(bytes_of(t), 0);
+  return do_isend(t, peer, tag);
+}
+
+std::unique_ptr<Request> Communicator::irecv(at::Tensor& t, int peer, int tag) {
+  check_buffer(t, "irecv");
+  count(0, bytes_of(t));
+  return do_irecv(t, peer, tag);
+}
+
+std::unique_ptr<Request> Communicator::iallreduce(at::Tensor& t) {
+  check_buffer(t, "iallreduce");
+  if (size() > 1) count(bytes_of(t), bytes_of(t));
+  return do_iallreduce(t);
+}
+
+}  // namespace dtbench

@@ -1,0 +1,94 @@
+#pragma once
+// One Communicator per process: a thin layer over a backend (mpi, gloo, or self for a single
+// process). Every operation works on contiguous float32 CPU tensors, blocks until this rank's
+// part is done (except the i* calls), and counts the payload bytes this rank hands over and
+// receives (application level, see docs/communicators.md), so that strategies never count.
+#include <ATen/core/Tensor.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "common/error.h"
+
+namespace dtbench {
+
+// A failed or timed-out communication (a peer died, the network stopped).
+class CommError : public RunError {
+ public:
+  using RunError::RunError;
+};
+
+struct Traffic {
+  int64_t sent_bytes = 0;
+  int64_t received_bytes = 0;
+};
+
+// A nonblocking operation in flight; wait() returns when this rank's part is complete.
+class Request {
+ public:
+  virtual ~Request() = default;
+  virtual void wait() = 0;
+  // True once complete; also lets a backend without a progress thread (OpenMPI) move the
+  // operation forward, so calling it now and then during computation buys real overlap.
+  virtual bool test() = 0;
+};
+
+enum class ReduceOp { sum, max };
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual std::string backend() const = 0;
+  // A new communicator over the same ranks whose operations never match this one's: lets
+  // two threads run collectives side by side (collective; every rank must call it).
+  virtual std::unique_ptr<Communicator> duplicate() = 0;
+
+  // t = sum (or max) over ranks of t, on every rank.
+  void allreduce(at::Tensor& t, ReduceOp op = ReduceOp::sum);
+  // On root, t = sum over ranks of t; elsewhere t's contents are unspecified afterwards.
+  void reduce(at::Tensor& t, int root);
+  // t = root's t, on every rank.
+  void broadcast(at::Tensor& t, int root);
+  // On root, out (size() * in.numel()) = every rank's in, in rank order; out unused elsewhere.
+  void gather(const at::Tensor& in, at::Tensor& out, int root);
+  // out = root's in[rank * out.numel() ..], in (size() * out.numel()) read on root only.
+  void scatter(const at::Tensor& in, at::Tensor& out, int root);
+  // out (size() * in.numel()) = every rank's in, in rank order, on every rank.
+  void allgather(const at::Tensor& in, at::Tensor& out);
+  // out (chunk) = sum over ranks of in[rank * chunk ..], in holding size() chunks.
+  void reduce_scatter(const at::Tensor& in, at::Tensor& out);
+  void barrier();
+  std::unique_ptr<Request> isend(const at::Tensor& t, int peer, int tag);
+  std::unique_ptr<Request> irecv(at::Tensor& t, int peer, int tag);
+  // Nonblocking allreduce(sum) of t in place.
+  std::unique_ptr<Request> iallreduce(at::Tensor& t);
+
+  Traffic traffic() const { return {sent_.load(), received_.load()}; }
+
+ protected:
+  virtual void do_allreduce(at::Tensor& t, ReduceOp op) = 0;
+  virtual void do_reduce(at::Tensor& t, int root) = 0;
+  virtual void do_broadcast(at::Tensor& t, int root) = 0;
+  virtual void do_gather(const at::Tensor& in, at::Tensor& out, int root) = 0;
+  virtual void do_scatter(const at::Tensor& in, at::Tensor& out, int root) = 0;
+  virtual void do_allgather(const at::Tensor& in, at::Tensor& out) = 0;
+  virtual void do_reduce_scatter(const at::Tensor& in, at::Tensor& out) = 0;
+  virtual void do_barrier() = 0;
+  virtual std::unique_ptr<Request> do_isend(const at::Tensor& t, int peer, int tag) = 0;
+  virtual std::unique_ptr<Request> do_irecv(at::Tensor& t, int peer, int tag) = 0;
+  virtual std::unique_ptr<Request> do_iallreduce(at::Tensor& t) = 0;
+
+ private:
+  void count(int64_t sent, int64_t received) {
+    sent_ += sent;
+    received_ += received;
+  }
+  std::atomic<int64_t> sent_{0}, received_{0};
+};
+
+}  // namespace dtbench

@@ -1,0 +1,148 @@
+#include "comm/launch.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <ifaddrs.h>
+#include <mpi.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+
+#include "comm/gloo_communicator.h"
+#include "comm/mpi_communicator.h"
+#include "comm/self_communicator.h"
+#include "common/error.h"
+
+namespace dtbench {
+
+const std::vector<BackendSpec>& backend_registry() {
+  static const std::vector<BackendSpec> registry = {
+      {"mpi", "OpenMPI's C API on MPI_COMM_WORLD (launch with mpirun)"},
+      {"gloo", "libtorch c10d::ProcessGroupGloo, c10d::TCPStore rendezvous"},
+      {"self", "one process alone (what 'auto' picks outside mpirun)"},
+  };
+  return registry;
+}
+
+namespace {
+
+// The IPv4 address of a network interface, e.g. eth0 inside an emulated-cluster namespace.
+std::string address_of_interface(const std::string& name) {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return "";
+  std::string found;
+  for (ifaddrs* a = list; a != nullptr && found.empty(); a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET || name != a->ifa_name) {
+      continue;
+    }
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof(text));
+    found = text;
+  }
+  freeifaddrs(list);
+  return found;
+}
+
+// A TCP port free on this host right now (the kernel's pick for port 0).
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t length = sizeof(addr);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool all_ranks_on_this_host() {
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return local != nullptr && world != nullptr && std::string(local) == world;
+}
+
+// Under mpirun, rank 0 picks the rendezvous address and a free port and tells the others
+// through MPI: the course's "--master" without typing it.
+std::string master_from_mpirun() {
+  ensure_mpi_initialised();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::array<char, 256> text{};
+  if (rank == 0) {
+    const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+    std::string host;
+    if (ifname != nullptr && *ifname != '\0') host = address_of_interface(ifname);
+    if (host.empty() && all_ranks_on_this_host()) host = "127.0.0.1";
+    if (host.empty()) {
+      char name[256] = {};
+      gethostname(name, sizeof(name) - 1);
+      host = name;
+    }
+    std::snprintf(text.data(), text.size(), "%s:%d", host.c_str(), free_port());
+  }
+  MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+  return text.data();
+}
+
+std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
+  int rank = o.rank, size = o.world_size;
+  std::string master = o.master;
+  if (master.empty()) {
+    require(launched_by_mpirun(),
+            "--backend gloo outside mpirun needs --master HOST:PORT, --world-size and --rank");
+    master = master_from_mpirun();
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  require(size >= 1 && rank >= 0 && rank < size,
+          fmt::format("--rank {} is not within --world-size {}", rank, size));
+  auto colon = master.rfind(':');
+  require(colon != std::string::npos && colon > 0,
+          fmt::format("--master '{}' is not HOST:PORT", master));
+  std::string host = master.substr(0, colon);
+  int port = std::atoi(master.c_str() + colon + 1);
+  require(port > 0 && port < 65536, fmt::format("--master '{}' has no valid port", master));
+
+  std::chrono::milliseconds timeout(1000LL * o.timeout_s);
+  c10d::TCPStoreOptions store_options;
+  store_options.port = static_cast<uint16_t>(port);
+  store_options.isServer = rank == 0;
+  store_options.numWorkers = size;
+  store_options.waitWorkers = false;
+  store_options.timeout = timeout;
+  c10::intrusive_ptr<c10d::Store> store;
+  try {
+    store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    throw CommError(fmt::format("gloo: rank {}: rendezvous at {} failed: {}", rank, master,
+                                what.substr(0, what.find('\n'))));
+  }
+  bool local = host == "127.0.0.1" || host == "localhost";
+  return make_gloo_communicator(store, rank, size, timeout, local);
+}
+
+}  // namespace
+
+std::unique_ptr<Communicator> connect(const LaunchOptions& o) {
+  std::string backend = o.backend;
+  if (backend == "auto") backend = launched_by_mpirun() ? "mpi" : "self";
+  if (backend == "mpi") return make_mpi_communicator();
+  if (backend == "gloo") return connect_gloo(o);
+  if (backend == "self") {
+    require(!launched_by_mpirun() || std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) == "1",
+            "--backend self is one process alone; under mpirun use mpi or gloo");
+    return make_self_communicator();
+  }
+  std::vector<std::string> known = {"auto"};
+  for (const auto& b : backend_registry()) known.push_back(b.name);
+  throw UserError(fmt::format("unknown backend '{}' (known: {})", backend, fmt::join(known, ", ")));
+}
+
+}  // namespace dtbench

@@ -1,0 +1,119 @@
+#include "sync/bucketed.h"
+
+#include <algorithm>
+
+namespace dtbench {
+namespace {
+
+struct Bucket {
+  at::Tensor buffer;
+  std::vector<size_t> params;    // indices into the parameter list
+  std::vector<int64_t> offsets;  // where each lives in buffer
+  size_t arrived = 0;
+  std::unique_ptr<Request> request;
+};
+
+class BucketedSync : public GradSync {
+ public:
+  explicit BucketedSync(const SyncOptions& options) : options_(options) {}
+
+  void setup(const std::vector<at::Tensor>& params, Communicator& comm) override {
+    params_ = params;
+    comm_ = &comm;
+    scale_ = options_.aggregate == Aggregate::mean ? 1.0 / comm.size() : 1.0;
+    assign_buckets();
+    if (options_.mode != SyncMode::overlap) return;
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
+        params_[buckets_[b].params[k]].register_hook(
+            [this, b, k](const at::Tensor& grad) { on_gradient(b, k, grad); });
+      }
+    }
+  }
+
+  bool finish() override {
+    if (options_.mode == SyncMode::blocking) {
+      for (size_t b = 0; b < buckets_.size(); ++b) {
+        for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
+          pack(b, k, params_[buckets_[b].params[k]].grad());
+        }
+        comm_->allreduce(buckets_[b].buffer);
+      }
+    } else {
+      launch_full_buckets();
+      for (auto& bucket : buckets_) {
+        // A bucket still waiting (a parameter unused in this step's graph) goes as it is.
+        if (!bucket.request) bucket.request = comm_->iallreduce(bucket.buffer);
+      }
+      for (auto& bucket : buckets_) bucket.request->wait();
+    }
+    unpack_all();
+    return true;
+  }
+
+ private:
+  void assign_buckets() {
+    const auto cap = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+    Bucket current;
+    int64_t bytes = 0;
+    for (size_t i = params_.size(); i-- > 0;) {
+      current.params.push_back(i);
+      current.offsets.push_back(bytes / 4);
+      bytes += params_[i].numel() * 4;
+      if (bytes >= cap || i == 0) {
+        current.buffer = at::zeros({bytes / 4}, params_[i].options().requires_grad(false));
+        buckets_.push_back(std::move(current));
+        current = Bucket();
+        bytes = 0;
+      }
+    }
+  }
+
+  void pack(size_t b, size_t k, const at::Tensor& grad) {
+    Bucket& bucket = buckets_[b];
+    bucket.buffer.narrow(0, bucket.offsets[k], grad.numel()).copy_(grad.reshape({-1}));
+  }
+
+  void on_gradient(size_t b, size_t k, const at::Tensor& grad) {
+    pack(b, k, grad);
+    ++buckets_[b].arrived;
+    launch_full_buckets();
+    // OpenMPI moves nonblocking collectives only inside MPI calls: poke the ones in flight.
+    for (size_t i = 0; i < next_; ++i) buckets_[i].request->test();
+  }
+
+  void launch_full_buckets() {
+    while (next_ < buckets_.size() && buckets_[next_].arrived == buckets_[next_].params.size()) {
+      buckets_[next_].request = comm_->iallreduce(buckets_[next_].buffer);
+      ++next_;
+    }
+  }
+
+  void unpack_all() {
+    for (auto& bucket : buckets_) {
+      for (size_t k = 0; k < bucket.params.size(); ++k) {
+        at::Tensor grad = params_[bucket.params[k]].mutable_grad();
+        grad.view({-1}).copy_(bucket.buffer.narrow(0, bucket.offsets[k], grad.numel()));
+        if (scale_ != 1.0) grad.mul_(scale_);
+      }
+      bucket.arrived = 0;
+      bucket.request.reset();
+    }
+    next_ = 0;
+  }
+
+  SyncOptions options_;
+  std::vector<at::Tensor> params_;
+  Communicator* comm_ = nullptr;
+  double scale_ = 1.0;
+  std::vector<Bucket> buckets_;
+  size_t next_ = 0;  // the first bucket not yet launched
+};
+
+}  // namespace
+
+std::unique_ptr<GradSync> make_bucketed_sync(const SyncOptions& options) {
+  return std::make_unique<BucketedSync>(options);
+}
+
+}  // namespace dtbench

@@ -1,0 +1,62 @@
+#pragma once
+// A gradient-synchronisation strategy: after finish() returns, every parameter's grad() holds
+// the gradient aggregated over all ranks. Strategies contain no clocks and print nothing; the
+// trainer times them (exposed sync = the time inside finish()).
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+
+namespace dtbench {
+
+enum class Aggregate { mean, sum };  // sum: no division, the effective learning rate grows n-fold
+enum class SyncMode {
+  blocking,  // communicate after backward
+  overlap,   // launch from gradient hooks during backward; wait before the step
+  stale,     // apply step t-1's aggregated gradient while step t's is in flight
+};
+
+struct SyncOptions {
+  Aggregate aggregate = Aggregate::mean;
+  SyncMode mode = SyncMode::blocking;
+  double bucket_mb = 25;  // bucketed and c10d_ddp
+};
+
+class GradSync {
+ public:
+  virtual ~GradSync() = default;
+  // Once, before training: buffers and autograd hooks for these parameters (model order).
+  virtual void setup(const std::vector<at::Tensor>& params, Communicator& comm) = 0;
+  virtual void before_forward() {}
+  virtual void before_backward(const at::Tensor& /*loss*/) {}
+  // Blocks until every grad() holds the aggregate. Returns false when there is no gradient to
+  // apply this step (stale mode's first step).
+  virtual bool finish() = 0;
+};
+
+// A strategy's data movement on one flat tensor: on return t holds the SUM over ranks, on
+// every rank. The engine in per_tensor.h adds modes and mean scaling.
+using TensorSum = std::function<void(at::Tensor& t, Communicator& comm)>;
+
+struct SyncSpec {
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<GradSync>(const SyncOptions&)> make;
+  std::vector<SyncMode> modes;  // the modes it supports, the first being its default
+};
+
+const std::vector<SyncSpec>& sync_registry();
+// UserError listing the known names otherwise.
+const SyncSpec& find_sync(const std::string& name);
+
+std::string to_string(SyncMode mode);
+std::string to_string(Aggregate aggregate);
+// UserError for an unknown name.
+SyncMode parse_mode(const std::string& name);
+Aggregate parse_aggregate(const std::string& name);
+
+}  // namespace dtbench

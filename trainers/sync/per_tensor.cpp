@@ -1,0 +1,82 @@
+#include "sync/per_tensor.h"
+
+#include "sync/comm_worker.h"
+
+namespace dtbench {
+namespace {
+
+class PerTensorSync : public GradSync {
+ public:
+  PerTensorSync(TensorSum sum, const SyncOptions& options)
+      : sum_(std::move(sum)), options_(options) {}
+
+  void setup(const std::vector<at::Tensor>& params, Communicator& comm) override {
+    params_ = params;
+    comm_ = &comm;
+    scale_ = options_.aggregate == Aggregate::mean ? 1.0 / comm.size() : 1.0;
+    in_flight_.resize(params.size());
+    ready_.resize(params.size());
+    if (options_.mode == SyncMode::blocking) return;
+    worker_ = std::make_unique<CommWorker>();
+    if (options_.mode != SyncMode::overlap) return;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      // The hook sees the gradient as autograd produces it, before it is accumulated into
+      // grad(); each parameter gets exactly one per backward in these models.
+      params_[i].register_hook([this, i](const at::Tensor& grad) { launch(i, grad); });
+    }
+  }
+
+  bool finish() override {
+    switch (options_.mode) {
+      case SyncMode::blocking:
+        for (auto& p : params_) {
+          at::Tensor grad = p.mutable_grad();
+          sum_(grad, *comm_);
+          if (scale_ != 1.0) grad.mul_(scale_);
+        }
+        return true;
+      case SyncMode::overlap:
+        worker_->wait_idle();
+        apply(in_flight_);
+        return true;
+      case SyncMode::stale:
+        break;
+    }
+    worker_->wait_idle();  // the previous step's sums are complete
+    std::swap(ready_, in_flight_);
+    bool have_previous = steps_++ > 0;
+    for (size_t i = 0; i < params_.size(); ++i) launch(i, params_[i].grad());
+    if (have_previous) apply(ready_);
+    return have_previous;
+  }
+
+ private:
+  void launch(size_t i, const at::Tensor& grad) {
+    in_flight_[i] = grad.detach().contiguous().clone();
+    worker_->submit([this, i] { sum_(in_flight_[i], *comm_); });
+  }
+
+  void apply(const std::vector<at::Tensor>& sums) {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      at::Tensor grad = params_[i].mutable_grad();
+      grad.copy_(sums[i].view_as(grad));
+      if (scale_ != 1.0) grad.mul_(scale_);
+    }
+  }
+
+  TensorSum sum_;
+  SyncOptions options_;
+  std::vector<at::Tensor> params_, in_flight_, ready_;
+  Communicator* comm_ = nullptr;
+  double scale_ = 1.0;
+  int64_t steps_ = 0;
+  std::unique_ptr<CommWorker> worker_;  // last: joined before the buffers it uses go away
+};
+
+}  // namespace
+
+std::unique_ptr<GradSync> make_per_tensor_sync(TensorSum sum, const SyncOptions& options) {
+  return std::make_unique<PerTensorSync>(std::move(sum), options);
+}
+
+}  // namespace dtbench

@@ -1,0 +1,89 @@
+// The one table of gradient-synchronisation strategies.
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "sync/bucketed.h"
+#include "sync/grad_sync.h"
+#include "sync/per_tensor.h"
+#include "sync/strategies.h"
+
+namespace dtbench {
+namespace {
+
+// none: every rank keeps its own gradient (one process, or independent workers).
+class NoSync : public GradSync {
+ public:
+  void setup(const std::vector<at::Tensor>&, Communicator&) override {}
+  bool finish() override { return true; }
+};
+
+const std::vector<SyncMode> kEveryMode = {SyncMode::blocking, SyncMode::overlap, SyncMode::stale};
+
+SyncSpec per_tensor(const char* name, const char* description, TensorSum sum) {
+  return {name, description,
+          [sum](const SyncOptions& o) { return make_per_tensor_sync(sum, o); }, kEveryMode};
+}
+
+}  // namespace
+
+const std::vector<SyncSpec>& sync_registry() {
+  static const std::vector<SyncSpec> registry = {
+      {"none", "nothing moves: every rank keeps its own gradient",
+       [](const SyncOptions&) { return std::make_unique<NoSync>(); }, kEveryMode},
+      per_tensor("gather_scatter", "per tensor: gather to rank 0, sum there, scatter back",
+                 gather_scatter_sum),
+      per_tensor("reduce_broadcast", "per tensor: reduce to rank 0, broadcast",
+                 reduce_broadcast_sum),
+      per_tensor("allreduce", "per tensor: the backend's allreduce(sum)", allreduce_sum),
+      per_tensor("allgather", "per tensor: allgather, every rank sums locally", allgather_sum),
+      per_tensor("ring_reduce", "per tensor, hand-written: chain reduce around the ring to "
+                 "rank 0, then pass the sum around", ring_reduce_sum),
+      per_tensor("ring_allreduce", "per tensor, hand-written on isend/irecv: reduce-scatter + "
+                 "allgather in n chunks", ring_allreduce_sum),
+      {"bucketed", "DDP's algorithm, ours: reverse-order flat buckets of --bucket-mb, "
+       "iallreduce launched from gradient hooks during backward",
+       make_bucketed_sync, {SyncMode::overlap, SyncMode::blocking}},
+  };
+  return registry;
+}
+
+const SyncSpec& find_sync(const std::string& name) {
+  std::vector<std::string> known;
+  for (const auto& spec : sync_registry()) {
+    if (spec.name == name) return spec;
+    known.push_back(spec.name);
+  }
+  throw UserError(fmt::format("unknown sync strategy '{}' (known: {})", name,
+                              fmt::join(known, ", ")));
+}
+
+std::string to_string(SyncMode mode) {
+  switch (mode) {
+    case SyncMode::blocking:
+      return "blocking";
+    case SyncMode::overlap:
+      return "overlap";
+    case SyncMode::stale:
+      return "stale";
+  }
+  return "?";
+}
+
+std::string to_string(Aggregate aggregate) {
+  return aggregate == Aggregate::mean ? "mean" : "sum";
+}
+
+SyncMode parse_mode(const std::string& name) {
+  for (SyncMode m : kEveryMode) {
+    if (to_string(m) == name) return m;
+  }
+  throw UserError(fmt::format("unknown mode '{}' (known: blocking, overlap, stale)", name));
+}
+
+Aggregate parse_aggregate(const std::string& name) {
+  if (name == "mean") return Aggregate::mean;
+  if (name == "sum") return Aggregate::sum;
+  throw UserError(fmt::format("unknown aggregate '{}' (known: mean, sum)", name));
+}
+
+}  // namespace dtbench
