@@ -5,12 +5,13 @@
 namespace dtbench {
 namespace {
 
-int64_t bytes_of(const at::Tensor& t) { return t.numel() * static_cast<int64_t>(t.element_size()); }
+int64_t bytes_of(const at::Tensor& t) {
+  return t.numel() * static_cast<int64_t>(t.element_size());
+}
 
 void check_buffer(const at::Tensor& t, const char* what) {
   if (t.defined() && (!t.is_contiguous() || t.scalar_type() != at::kFloat || !t.is_cpu())) {
-    throw std::invalid_argument(
-        fmt::format("{}: needs a contiguous float32 CPU tensor", what));
+    throw std::invalid_argument(fmt::format("{}: needs a contiguous float32 CPU tensor", what));
   }
 }
 
@@ -63,7 +64,9 @@ void Communicator::reduce_scatter(const at::Tensor& in, at::Tensor& out) {
   if (size() > 1) count((size() - 1) * bytes_of(out), (size() - 1) * bytes_of(out));
 }
 
-void Communicator::barrier() { do_barrier(); }
+void Communicator::barrier() {
+  do_barrier();
+}
 
 std::unique_ptr<Request> Communicator::isend(const at::Tensor& t, int peer, int tag) {
   check_buffer(t, "isend");

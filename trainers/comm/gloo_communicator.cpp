@@ -1,16 +1,18 @@
 #include "comm/gloo_communicator.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <unistd.h>
 
 #include <cstdlib>
 
 namespace dtbench {
 namespace {
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
 
 // Waits for a c10d work item, turning Gloo's failures (timeouts, closed connections) into a
 // CommError that names the host and rank.
@@ -60,8 +62,8 @@ class GlooCommunicator : public Communicator {
     try {
       pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
     } catch (const std::exception& e) {
-      throw CommError(fmt::format("gloo: rank {} of {}: cannot connect: {}", rank, size,
-                                  first_line(e.what())));
+      throw CommError(
+          fmt::format("gloo: rank {} of {}: cannot connect: {}", rank, size, first_line(e.what())));
     }
   }
   int rank() const override { return rank_; }
@@ -69,8 +71,8 @@ class GlooCommunicator : public Communicator {
   std::string backend() const override { return "gloo"; }
   std::unique_ptr<Communicator> duplicate() override {
     // A second process group with its own connections, rendezvousing under its own prefix.
-    auto prefixed = c10::make_intrusive<c10d::PrefixStore>(
-        fmt::format("dup{}", ++duplicates_), store_);
+    auto prefixed =
+        c10::make_intrusive<c10d::PrefixStore>(fmt::format("dup{}", ++duplicates_), store_);
     return std::make_unique<GlooCommunicator>(prefixed, rank_, size_, timeout_, local_);
   }
 

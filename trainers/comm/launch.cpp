@@ -6,8 +6,8 @@
 #include <mpi.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <unistd.h>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <array>
 #include <cstdlib>

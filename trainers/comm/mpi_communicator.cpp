@@ -23,12 +23,16 @@ void check_mpi(int code, const char* call, const char* file, int line) {
   gethostname(host, sizeof(host) - 1);
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  throw CommError(fmt::format("mpi: {} rank {}: {}:{}: {}: {}", host, rank, file, line, call,
-                              message));
+  throw CommError(
+      fmt::format("mpi: {} rank {}: {}:{}: {}: {}", host, rank, file, line, call, message));
 }
 
-MPI_Op op_of(ReduceOp op) { return op == ReduceOp::sum ? MPI_SUM : MPI_MAX; }
-int count_of(const at::Tensor& t) { return static_cast<int>(t.numel()); }
+MPI_Op op_of(ReduceOp op) {
+  return op == ReduceOp::sum ? MPI_SUM : MPI_MAX;
+}
+int count_of(const at::Tensor& t) {
+  return static_cast<int>(t.numel());
+}
 
 class MpiRequest : public Request {
  public:
@@ -59,8 +63,8 @@ class MpiCommunicator : public Communicator {
 
  protected:
   void do_allreduce(at::Tensor& t, ReduceOp op) override {
-    DTB_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.data_ptr<float>(), count_of(t), MPI_FLOAT,
-                                op_of(op), comm_));
+    DTB_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, t.data_ptr<float>(), count_of(t), MPI_FLOAT, op_of(op), comm_));
   }
   void do_reduce(at::Tensor& t, int root) override {
     void* send = rank_ == root ? MPI_IN_PLACE : t.data_ptr<float>();
@@ -77,8 +81,8 @@ class MpiCommunicator : public Communicator {
   }
   void do_scatter(const at::Tensor& in, at::Tensor& out, int root) override {
     const float* send = rank_ == root ? in.data_ptr<float>() : nullptr;
-    DTB_MPI_CHECK(MPI_Scatter(send, count_of(out), MPI_FLOAT, out.data_ptr<float>(),
-                              count_of(out), MPI_FLOAT, root, comm_));
+    DTB_MPI_CHECK(MPI_Scatter(send, count_of(out), MPI_FLOAT, out.data_ptr<float>(), count_of(out),
+                              MPI_FLOAT, root, comm_));
   }
   void do_allgather(const at::Tensor& in, at::Tensor& out) override {
     DTB_MPI_CHECK(MPI_Allgather(in.data_ptr<float>(), count_of(in), MPI_FLOAT,
@@ -91,20 +95,20 @@ class MpiCommunicator : public Communicator {
   void do_barrier() override { DTB_MPI_CHECK(MPI_Barrier(comm_)); }
   std::unique_ptr<Request> do_isend(const at::Tensor& t, int peer, int tag) override {
     auto r = std::make_unique<MpiRequest>();
-    DTB_MPI_CHECK(MPI_Isend(t.data_ptr<float>(), count_of(t), MPI_FLOAT, peer, tag,
-                            comm_, &r->request_));
+    DTB_MPI_CHECK(
+        MPI_Isend(t.data_ptr<float>(), count_of(t), MPI_FLOAT, peer, tag, comm_, &r->request_));
     return r;
   }
   std::unique_ptr<Request> do_irecv(at::Tensor& t, int peer, int tag) override {
     auto r = std::make_unique<MpiRequest>();
-    DTB_MPI_CHECK(MPI_Irecv(t.data_ptr<float>(), count_of(t), MPI_FLOAT, peer, tag,
-                            comm_, &r->request_));
+    DTB_MPI_CHECK(
+        MPI_Irecv(t.data_ptr<float>(), count_of(t), MPI_FLOAT, peer, tag, comm_, &r->request_));
     return r;
   }
   std::unique_ptr<Request> do_iallreduce(at::Tensor& t) override {
     auto r = std::make_unique<MpiRequest>();
-    DTB_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, t.data_ptr<float>(), count_of(t), MPI_FLOAT,
-                                 MPI_SUM, comm_, &r->request_));
+    DTB_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, t.data_ptr<float>(), count_of(t), MPI_FLOAT, MPI_SUM,
+                                 comm_, &r->request_));
     return r;
   }
 
@@ -115,7 +119,9 @@ class MpiCommunicator : public Communicator {
 
 }  // namespace
 
-bool launched_by_mpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr; }
+bool launched_by_mpirun() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+}
 
 void ensure_mpi_initialised() {
   static std::once_flag once;

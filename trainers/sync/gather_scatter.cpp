@@ -8,8 +8,8 @@ namespace dtbench {
 void gather_scatter_sum(at::Tensor& t, Communicator& comm) {
   const int n = comm.size(), root = 0;
   at::Tensor flat = t.view({-1});
-  at::Tensor gathered = comm.rank() == root ? at::empty({n * flat.numel()}, flat.options())
-                                            : at::Tensor();
+  at::Tensor gathered =
+      comm.rank() == root ? at::empty({n * flat.numel()}, flat.options()) : at::Tensor();
   comm.gather(flat, gathered, root);
   at::Tensor copies;
   if (comm.rank() == root) copies = gathered.view({n, -1}).sum(0).repeat({n});

@@ -31,6 +31,7 @@ class PerTensorSync : public GradSync {
       case SyncMode::blocking:
         for (auto& p : params_) {
           at::Tensor grad = p.mutable_grad();
+          if (grad.numel() == 0) continue;  // nothing to move
           sum_(grad, *comm_);
           if (scale_ != 1.0) grad.mul_(scale_);
         }
@@ -53,6 +54,7 @@ class PerTensorSync : public GradSync {
  private:
   void launch(size_t i, const at::Tensor& grad) {
     in_flight_[i] = grad.detach().contiguous().clone();
+    if (in_flight_[i].numel() == 0) return;  // nothing to move
     worker_->submit([this, i] { sum_(in_flight_[i], *comm_); });
   }
 

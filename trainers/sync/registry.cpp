@@ -20,8 +20,8 @@ class NoSync : public GradSync {
 const std::vector<SyncMode> kEveryMode = {SyncMode::blocking, SyncMode::overlap, SyncMode::stale};
 
 SyncSpec per_tensor(const char* name, const char* description, TensorSum sum) {
-  return {name, description,
-          [sum](const SyncOptions& o) { return make_per_tensor_sync(sum, o); }, kEveryMode};
+  return {name, description, [sum](const SyncOptions& o) { return make_per_tensor_sync(sum, o); },
+          kEveryMode};
 }
 
 }  // namespace
@@ -36,13 +36,19 @@ const std::vector<SyncSpec>& sync_registry() {
                  reduce_broadcast_sum),
       per_tensor("allreduce", "per tensor: the backend's allreduce(sum)", allreduce_sum),
       per_tensor("allgather", "per tensor: allgather, every rank sums locally", allgather_sum),
-      per_tensor("ring_reduce", "per tensor, hand-written: chain reduce around the ring to "
-                 "rank 0, then pass the sum around", ring_reduce_sum),
-      per_tensor("ring_allreduce", "per tensor, hand-written on isend/irecv: reduce-scatter + "
-                 "allgather in n chunks", ring_allreduce_sum),
-      {"bucketed", "DDP's algorithm, ours: reverse-order flat buckets of --bucket-mb, "
+      per_tensor("ring_reduce",
+                 "per tensor, hand-written: chain reduce around the ring to "
+                 "rank 0, then pass the sum around",
+                 ring_reduce_sum),
+      per_tensor("ring_allreduce",
+                 "per tensor, hand-written on isend/irecv: reduce-scatter + "
+                 "allgather in n chunks",
+                 ring_allreduce_sum),
+      {"bucketed",
+       "DDP's algorithm, ours: reverse-order flat buckets of --bucket-mb, "
        "iallreduce launched from gradient hooks during backward",
-       make_bucketed_sync, {SyncMode::overlap, SyncMode::blocking}},
+       make_bucketed_sync,
+       {SyncMode::overlap, SyncMode::blocking}},
   };
   return registry;
 }
@@ -53,8 +59,8 @@ const SyncSpec& find_sync(const std::string& name) {
     if (spec.name == name) return spec;
     known.push_back(spec.name);
   }
-  throw UserError(fmt::format("unknown sync strategy '{}' (known: {})", name,
-                              fmt::join(known, ", ")));
+  throw UserError(
+      fmt::format("unknown sync strategy '{}' (known: {})", name, fmt::join(known, ", ")));
 }
 
 std::string to_string(SyncMode mode) {

@@ -31,7 +31,9 @@ Watchdog::~Watchdog() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Watchdog::beat() { last_beat_ms_ = now_ms(); }
+void Watchdog::beat() {
+  last_beat_ms_ = now_ms();
+}
 
 void Watchdog::watch() {
   std::unique_lock<std::mutex> lock(mutex_);

@@ -1,0 +1,32 @@
+#pragma once
+// Checks of every gradient-synchronisation strategy that run the same on any Communicator:
+// ranks as threads over Gloo (sync_gloo_test.cpp) and ranks as processes under mpirun
+// (mpi_main.cpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "sync/grad_sync.h"
+
+namespace dtbench::testing {
+
+using Shapes = std::vector<std::vector<int64_t>>;
+
+// Sizes that break naive chunking: empty, one element, odd, fewer elements than ranks.
+Shapes awkward_shapes();
+// The 34 gradient tensors of VGG-11, 9,231,114 elements.
+Shapes vgg11_shapes();
+
+// Runs strategy `name` for two steps on parameters of these shapes, each rank's gradient
+// element a seeded function of (rank, step, tensor, element). Returns the largest error of
+// any synchronised gradient against the reference (mean or sum over ranks, computed in double
+// on every rank), relative to the largest reference magnitude; -1 if a step's finish()
+// answered wrongly whether a gradient is to be applied (stale mode: not on the first step).
+double strategy_error(Communicator& comm, const std::string& name, SyncMode mode,
+                      Aggregate aggregate, const Shapes& shapes, double bucket_mb = 0.001);
+
+// Every (strategy, mode) pair the registry offers, "none" excluded.
+std::vector<std::pair<std::string, SyncMode>> all_strategy_modes();
+
+}  // namespace dtbench::testing

@@ -1,0 +1,60 @@
+// Every strategy in every mode over Gloo, ranks as threads, on 1-4 ranks: the synchronised
+// gradient equals the reference mean (or sum) of the ranks' gradients to 1e-6.
+#include <gtest/gtest.h>
+
+#include "sync_checks.h"
+#include "thread_ranks.h"
+
+namespace dtbench::testing {
+namespace {
+
+using Case = std::tuple<std::pair<std::string, SyncMode>, int>;
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const auto& [strategy, ranks] = info.param;
+  return strategy.first + "_" + to_string(strategy.second) + "_" + std::to_string(ranks) + "ranks";
+}
+
+class GlooStrategy : public ::testing::TestWithParam<Case> {
+ protected:
+  void expect_exact(Aggregate aggregate, const Shapes& shapes, double bucket_mb) {
+    const auto& [strategy, ranks] = GetParam();
+    run_gloo_ranks(ranks, [&](Communicator& comm) {
+      double error =
+          strategy_error(comm, strategy.first, strategy.second, aggregate, shapes, bucket_mb);
+      EXPECT_GE(error, 0) << "rank " << comm.rank() << ": finish() misreported the step";
+      EXPECT_LE(error, 1e-6) << "rank " << comm.rank();
+    });
+  }
+};
+
+TEST_P(GlooStrategy, MeanOfAwkwardSizes) { expect_exact(Aggregate::mean, awkward_shapes(), 0.001); }
+TEST_P(GlooStrategy, SumOfAwkwardSizes) { expect_exact(Aggregate::sum, awkward_shapes(), 0.001); }
+
+INSTANTIATE_TEST_SUITE_P(All, GlooStrategy,
+                         ::testing::Combine(::testing::ValuesIn(all_strategy_modes()),
+                                            ::testing::Values(1, 2, 3, 4)),
+                         case_name);
+
+class GlooVgg : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(GlooVgg, MeanOfVgg11Gradients) {
+  const auto& [name, ranks] = GetParam();
+  const SyncMode mode = find_sync(name).modes.front();
+  const Shapes shapes = vgg11_shapes();
+  run_gloo_ranks(ranks, [&](Communicator& comm) {
+    double error = strategy_error(comm, name, mode, Aggregate::mean, shapes, /*bucket_mb=*/25);
+    EXPECT_GE(error, 0);
+    EXPECT_LE(error, 1e-6) << "rank " << comm.rank();
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GlooVgg,
+                         ::testing::Combine(::testing::Values("gather_scatter", "reduce_broadcast",
+                                                              "allreduce", "allgather",
+                                                              "ring_reduce", "ring_allreduce",
+                                                              "bucketed"),
+                                            ::testing::Values(1, 2, 3, 4)));
+
+}  // namespace
+}  // namespace dtbench::testing
