@@ -4,8 +4,15 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cmath>
+
 #include "comm/mpi_communicator.h"
+#include "comm/self_communicator.h"
+#include "common/error.h"
+#include "fixtures.h"
 #include "sync_checks.h"
+#include "train/trainer.h"
+#include "train_checks.h"
 
 namespace dtbench::testing {
 namespace {
@@ -35,6 +42,39 @@ INSTANTIATE_TEST_SUITE_P(All, MpiStrategy, ::testing::ValuesIn(all_strategy_mode
                          [](const auto& info) {
                            return info.param.first + "_" + to_string(info.param.second);
                          });
+
+// Every rank writes the same generated data set into a directory of its own.
+class MpiTraining : public ::testing::Test {
+ protected:
+  void SetUp() override { write_mnist(dir_.path(), 320, 40, /*gzip=*/true); }
+  TempDir dir_;
+};
+
+TEST_F(MpiTraining, EveryStrategyMatchesTheSingleProcessLosses) {
+  auto self = make_self_communicator();
+  auto single = losses_with(*self, tiny_lenet_config(dir_.path()), "none", "", 6);
+  std::vector<double> first;
+  for (const auto& name : synchronising_strategies()) {
+    auto losses = losses_with(*world, tiny_lenet_config(dir_.path()), name, "", 6);
+    ASSERT_EQ(losses.size(), single.size());
+    if (first.empty()) first = losses;
+    for (size_t i = 0; i < losses.size(); ++i) {
+      EXPECT_NEAR(losses[i], single[i], 1e-3) << name << " iteration " << i;
+      EXPECT_NEAR(losses[i], first[i], 1e-4) << name << " iteration " << i;
+    }
+  }
+}
+
+TEST_F(MpiTraining, CorruptedReplicaIsDetected) {
+  if (world->size() == 1) GTEST_SKIP() << "one replica cannot disagree with itself";
+  TrainConfig config = tiny_lenet_config(dir_.path());
+  config.sync = "allreduce";
+  config.max_iters = 2;
+  config.fault_corrupt_rank = world->size() - 1;
+  std::FILE* quiet = std::tmpfile();
+  EXPECT_THROW(Trainer(config, load_train_data(config), *world, quiet).run(), RunError);
+  std::fclose(quiet);
+}
 
 // Prints failed assertions of a rank other than 0, prefixed with the rank.
 class FailurePrinter : public ::testing::EmptyTestEventListener {

@@ -10,7 +10,9 @@
 
 namespace dtbench::testing {
 
-Shapes awkward_shapes() { return {{0}, {1}, {3}, {2, 3}, {5, 7, 3}, {2}, {1001}}; }
+Shapes awkward_shapes() {
+  return {{0}, {1}, {3}, {2, 3}, {5, 7, 3}, {2}, {1001}};
+}
 
 Shapes vgg11_shapes() {
   Shapes shapes;
@@ -25,8 +27,8 @@ at::Tensor seeded_gradient(int r, int s, size_t i, const std::vector<int64_t>& s
   at::Tensor g = at::empty(shape, at::kFloat);
   float* data = g.data_ptr<float>();
   for (int64_t e = 0; e < g.numel(); ++e) {
-    uint64_t bits = hash_keys({static_cast<uint64_t>(r), static_cast<uint64_t>(s), i,
-                               static_cast<uint64_t>(e)});
+    uint64_t bits = hash_keys(
+        {static_cast<uint64_t>(r), static_cast<uint64_t>(s), i, static_cast<uint64_t>(e)});
     data[e] = static_cast<float>(static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0);
   }
   return g;
@@ -73,8 +75,8 @@ double strategy_error(Communicator& comm, const std::string& name, SyncMode mode
     if (applied != (!stale || step > 0)) return -1;
     // Stale mode applies the previous step's aggregate.
     if (applied) {
-      worst = std::max(worst, relative_error(params, comm.size(), stale ? step - 1 : step,
-                                             aggregate, shapes));
+      worst = std::max(
+          worst, relative_error(params, comm.size(), stale ? step - 1 : step, aggregate, shapes));
     }
   }
   return worst;

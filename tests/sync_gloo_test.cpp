@@ -28,8 +28,12 @@ class GlooStrategy : public ::testing::TestWithParam<Case> {
   }
 };
 
-TEST_P(GlooStrategy, MeanOfAwkwardSizes) { expect_exact(Aggregate::mean, awkward_shapes(), 0.001); }
-TEST_P(GlooStrategy, SumOfAwkwardSizes) { expect_exact(Aggregate::sum, awkward_shapes(), 0.001); }
+TEST_P(GlooStrategy, MeanOfAwkwardSizes) {
+  expect_exact(Aggregate::mean, awkward_shapes(), 0.001);
+}
+TEST_P(GlooStrategy, SumOfAwkwardSizes) {
+  expect_exact(Aggregate::sum, awkward_shapes(), 0.001);
+}
 
 INSTANTIATE_TEST_SUITE_P(All, GlooStrategy,
                          ::testing::Combine(::testing::ValuesIn(all_strategy_modes()),
@@ -49,12 +53,11 @@ TEST_P(GlooVgg, MeanOfVgg11Gradients) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(All, GlooVgg,
-                         ::testing::Combine(::testing::Values("gather_scatter", "reduce_broadcast",
-                                                              "allreduce", "allgather",
-                                                              "ring_reduce", "ring_allreduce",
-                                                              "bucketed"),
-                                            ::testing::Values(1, 2, 3, 4)));
+INSTANTIATE_TEST_SUITE_P(
+    All, GlooVgg,
+    ::testing::Combine(::testing::Values("gather_scatter", "reduce_broadcast", "allreduce",
+                                         "allgather", "ring_reduce", "ring_allreduce", "bucketed"),
+                       ::testing::Values(1, 2, 3, 4)));
 
 }  // namespace
 }  // namespace dtbench::testing

@@ -64,6 +64,9 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--fault-corrupt-rank", c.fault_corrupt_rank,
                  "Test only: perturb this rank's replica before each consistency check")
       ->group("");
+  app.add_option("--fault-kill-rank", c.fault_kill_rank,
+                 "Test only: this rank kills itself at iteration 3")
+      ->group("");
 }
 
 void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {

@@ -35,6 +35,7 @@ struct TrainConfig {
   int slow_rank = -1;  // this rank does slow_ms of extra busy work per iteration
   double slow_ms = 0;
   int fault_corrupt_rank = -1;  // test-only: perturb this rank's replica before each check
+  int fault_kill_rank = -1;     // test-only: this rank kills itself (SIGKILL) at iteration 3
 };
 
 }  // namespace dtbench

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
+#include <mutex>
 
 #include "comm/text.h"
 #include "common/error.h"
@@ -106,8 +108,14 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
   torch::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
   // Same seed everywhere, and then rank 0's parameters broadcast, so that replicas start
   // identical even if initialisation were not deterministic.
-  torch::manual_seed(config_.seed);
-  model_ = spec.make();
+  {
+    // libtorch's generator is per process: ranks that share one (threads, in tests) take turns,
+    // so each draws the whole initialisation from the seed.
+    static std::mutex initialisation;
+    std::lock_guard<std::mutex> lock(initialisation);
+    torch::manual_seed(config_.seed);
+    model_ = spec.make();
+  }
   watchdog_ = std::make_unique<Watchdog>(config_.timeout_s,
                                          fmt::format("rank {} on {}", comm.rank(), host_name()));
   control_ = comm.duplicate();
@@ -154,6 +162,7 @@ RunRecord Trainer::run() {
     sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
     model_->train();
     for (int64_t step = 1; step <= steps && !reached_max_iters(record); ++step) {
+      if (config_.rank == config_.fault_kill_rank && record.iterations.size() == 3) raise(SIGKILL);
       double loss = 0;
       IterationTimes t = train_step(epoch, sampler.batch(step - 1, batch), optimizer, &loss);
       watchdog_->beat();

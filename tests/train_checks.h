@@ -1,0 +1,23 @@
+#pragma once
+// Checks of the distributed trainer that run the same on any Communicator (Gloo ranks as
+// threads in trainer_test.cpp, OpenMPI ranks as processes in mpi_main.cpp).
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "train/config.h"
+
+namespace dtbench::testing {
+
+// LeNet-5 on a small generated MNIST in data_dir: global batch 24, one thread, no evaluation.
+TrainConfig tiny_lenet_config(const std::string& data_dir);
+
+// The global training losses of the first `iterations` iterations with this strategy and
+// mode on comm's ranks.
+std::vector<double> losses_with(Communicator& comm, TrainConfig config, const std::string& sync,
+                                const std::string& mode, int iterations);
+
+// The strategies whose losses must match the single-process run (every one but none).
+std::vector<std::string> synchronising_strategies();
+
+}  // namespace dtbench::testing
