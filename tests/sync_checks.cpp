@@ -91,4 +91,9 @@ std::vector<std::pair<std::string, SyncMode>> all_strategy_modes() {
   return pairs;
 }
 
+bool supports(const std::string& strategy, const std::string& backend, Aggregate aggregate) {
+  if (strategy != "c10d_ddp") return true;
+  return backend == "gloo" && aggregate == Aggregate::mean;
+}
+
 }  // namespace dtbench::testing

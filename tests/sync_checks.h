@@ -29,4 +29,7 @@ double strategy_error(Communicator& comm, const std::string& name, SyncMode mode
 // Every (strategy, mode) pair the registry offers, "none" excluded.
 std::vector<std::pair<std::string, SyncMode>> all_strategy_modes();
 
+// Whether a strategy runs over this backend and aggregate (c10d_ddp: Gloo, mean only).
+bool supports(const std::string& strategy, const std::string& backend, Aggregate aggregate);
+
 }  // namespace dtbench::testing

@@ -2,6 +2,7 @@
 // gradient equals the reference mean (or sum) of the ranks' gradients to 1e-6.
 #include <gtest/gtest.h>
 
+#include "common/error.h"
 #include "sync_checks.h"
 #include "thread_ranks.h"
 
@@ -19,6 +20,7 @@ class GlooStrategy : public ::testing::TestWithParam<Case> {
  protected:
   void expect_exact(Aggregate aggregate, const Shapes& shapes, double bucket_mb) {
     const auto& [strategy, ranks] = GetParam();
+    if (!supports(strategy.first, "gloo", aggregate)) GTEST_SKIP() << "not offered";
     run_gloo_ranks(ranks, [&](Communicator& comm) {
       double error =
           strategy_error(comm, strategy.first, strategy.second, aggregate, shapes, bucket_mb);
@@ -53,11 +55,19 @@ TEST_P(GlooVgg, MeanOfVgg11Gradients) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    All, GlooVgg,
-    ::testing::Combine(::testing::Values("gather_scatter", "reduce_broadcast", "allreduce",
-                                         "allgather", "ring_reduce", "ring_allreduce", "bucketed"),
-                       ::testing::Values(1, 2, 3, 4)));
+INSTANTIATE_TEST_SUITE_P(All, GlooVgg,
+                         ::testing::Combine(::testing::Values("gather_scatter", "reduce_broadcast",
+                                                              "allreduce", "allgather",
+                                                              "ring_reduce", "ring_allreduce",
+                                                              "bucketed", "c10d_ddp"),
+                                            ::testing::Values(1, 2, 3, 4)));
+
+TEST(C10dDdp, RefusesSumAggregation) {
+  run_gloo_ranks(2, [](Communicator& comm) {
+    EXPECT_THROW(strategy_error(comm, "c10d_ddp", SyncMode::overlap, Aggregate::sum, {{3}}),
+                 UserError);
+  });
+}
 
 }  // namespace
 }  // namespace dtbench::testing

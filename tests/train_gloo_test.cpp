@@ -9,8 +9,8 @@
 #include "common/error.h"
 #include "fixtures.h"
 #include "thread_ranks.h"
-#include "train_checks.h"
 #include "train/trainer.h"
+#include "train_checks.h"
 
 namespace dtbench::testing {
 namespace {

@@ -69,6 +69,9 @@ class Communicator {
   std::unique_ptr<Request> iallreduce(at::Tensor& t);
 
   Traffic traffic() const { return {sent_.load(), received_.load()}; }
+  // For traffic a library moves over this communicator's connections without these calls
+  // (c10d::Reducer over the Gloo process group).
+  void count_payload(int64_t sent, int64_t received) { count(sent, received); }
 
  protected:
   virtual void do_allreduce(at::Tensor& t, ReduceOp op) = 0;

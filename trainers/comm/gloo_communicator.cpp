@@ -69,6 +69,7 @@ class GlooCommunicator : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string backend() const override { return "gloo"; }
+  c10::intrusive_ptr<c10d::ProcessGroup> process_group() const { return pg_; }
   std::unique_ptr<Communicator> duplicate() override {
     // A second process group with its own connections, rendezvousing under its own prefix.
     auto prefixed =
@@ -147,6 +148,11 @@ class GlooCommunicator : public Communicator {
 };
 
 }  // namespace
+
+c10::intrusive_ptr<c10d::ProcessGroup> gloo_process_group(Communicator& comm) {
+  auto* gloo = dynamic_cast<GlooCommunicator*>(&comm);
+  return gloo != nullptr ? gloo->process_group() : c10::intrusive_ptr<c10d::ProcessGroup>();
+}
 
 std::unique_ptr<Communicator> make_gloo_communicator(const c10::intrusive_ptr<c10d::Store>& store,
                                                      int rank, int size,

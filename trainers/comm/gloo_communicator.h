@@ -8,8 +8,9 @@
 #include "comm/communicator.h"
 
 namespace c10d {
+class ProcessGroup;
 class Store;
-}
+}  // namespace c10d
 
 namespace dtbench {
 
@@ -20,5 +21,8 @@ namespace dtbench {
 std::unique_ptr<Communicator> make_gloo_communicator(const c10::intrusive_ptr<c10d::Store>& store,
                                                      int rank, int size,
                                                      std::chrono::milliseconds timeout, bool local);
+
+// The c10d::ProcessGroupGloo behind a Gloo communicator; undefined for any other backend.
+c10::intrusive_ptr<c10d::ProcessGroup> gloo_process_group(Communicator& comm);
 
 }  // namespace dtbench

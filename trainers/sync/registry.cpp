@@ -3,6 +3,7 @@
 
 #include "common/error.h"
 #include "sync/bucketed.h"
+#include "sync/c10d_ddp.h"
 #include "sync/grad_sync.h"
 #include "sync/per_tensor.h"
 #include "sync/strategies.h"
@@ -49,6 +50,10 @@ const std::vector<SyncSpec>& sync_registry() {
        "iallreduce launched from gradient hooks during backward",
        make_bucketed_sync,
        {SyncMode::overlap, SyncMode::blocking}},
+      {"c10d_ddp",
+       "the real PyTorch DDP engine: c10d::Reducer over ProcessGroupGloo (--backend gloo)",
+       make_c10d_ddp_sync,
+       {SyncMode::overlap}},
   };
   return registry;
 }

@@ -1,0 +1,69 @@
+#include "sync/c10d_ddp.h"
+
+#include <torch/csrc/distributed/c10d/reducer.hpp>
+
+#include "comm/gloo_communicator.h"
+#include "common/error.h"
+
+namespace dtbench {
+namespace {
+
+constexpr int64_t kFirstBucketBytes = 1024 * 1024;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
+
+class C10dDdpSync : public GradSync {
+ public:
+  explicit C10dDdpSync(const SyncOptions& options) : options_(options) {}
+
+  void setup(const std::vector<at::Tensor>& params, Communicator& comm) override {
+    auto group = gloo_process_group(comm);
+    require(group.defined(), "sync strategy c10d_ddp runs over c10d::ProcessGroupGloo: use "
+                             "--backend gloo");
+    require(options_.aggregate == Aggregate::mean,
+            "sync strategy c10d_ddp always averages (as PyTorch DDP does): use --aggregate mean");
+    comm_ = &comm;
+    const auto cap = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+    std::vector<bool> dense(params.size(), false);
+    auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
+        params, {static_cast<size_t>(kFirstBucketBytes), static_cast<size_t>(cap)}, dense);
+    // As DDP: gradients become ready roughly in reverse order, so buckets go last-to-first.
+    std::reverse(buckets.begin(), buckets.end());
+    std::reverse(limits.begin(), limits.end());
+    std::unordered_map<size_t, std::string> names;
+    for (size_t i = 0; i < params.size(); ++i) names[i] = "p" + std::to_string(i);
+    reducer_ = std::make_unique<c10d::Reducer>(params, buckets, limits, group, dense, cap,
+                                               /*find_unused_parameters=*/false,
+                                               /*gradient_as_bucket_view=*/false, names,
+                                               kFirstBucketBytes);
+    for (const auto& p : params) gradient_bytes_ += p.numel() * p.element_size();
+  }
+
+  void before_forward() override {
+    reducer_->prepare_for_forward();
+    reducer_->rebuild_buckets();  // a no-op except once, after the first backward
+  }
+
+  void before_backward(const at::Tensor& /*loss*/) override {
+    reducer_->prepare_for_backward({});  // find_unused_parameters is off: no outputs needed
+  }
+
+  bool finish() override {
+    // The Reducer allreduced every gradient once inside backward; the Communicator never saw
+    // those calls, so account for them here (the same definition as allreduce's).
+    if (comm_->size() > 1) comm_->count_payload(gradient_bytes_, gradient_bytes_);
+    return true;
+  }
+
+ private:
+  SyncOptions options_;
+  Communicator* comm_ = nullptr;
+  int64_t gradient_bytes_ = 0;
+  std::unique_ptr<c10d::Reducer> reducer_;
+};
+
+}  // namespace
+
+std::unique_ptr<GradSync> make_c10d_ddp_sync(const SyncOptions& options) {
+  return std::make_unique<C10dDdpSync>(options);
+}
+
+}  // namespace dtbench
