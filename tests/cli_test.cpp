@@ -68,6 +68,12 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("--threads many", "--threads"),
                       std::make_pair("--model resnet", "unknown model 'resnet'"),
                       std::make_pair("--model lenet5 --dataset imagenet", "unknown dataset"),
+                      std::make_pair("--sync fastest", "unknown sync strategy 'fastest'"),
+                      std::make_pair("--mode sideways", "unknown mode 'sideways'"),
+                      std::make_pair("--aggregate max", "unknown aggregate 'max'"),
+                      std::make_pair("--backend nccl", "unknown backend 'nccl'"),
+                      std::make_pair("--master 10.10.1.1:29500", "--master needs --world-size"),
+                      std::make_pair("--world-size 2 --rank 2", "--rank 2 is not within"),
                       std::make_pair("--data-dir /nonexistent-dtbench",
                                      "/nonexistent-dtbench/cifar-10-batches-bin/"
                                      "data_batch_1.bin: file not found")));

@@ -96,6 +96,26 @@ TEST_F(GlooTraining, CorruptedReplicaIsDetected) {
   }
 }
 
+TEST_F(GlooTraining, SlowRankSetsThePace) {
+  run_gloo_ranks(2, [&](Communicator& comm) {
+    TrainConfig config = tiny_lenet_config(dir_.path());
+    config.sync = "allreduce";
+    config.max_iters = 4;
+    config.slow_rank = 1;
+    config.slow_ms = 40;
+    std::FILE* quiet = std::tmpfile();
+    RunRecord r = Trainer(config, load_train_data(config), comm, quiet).run();
+    std::fclose(quiet);
+    // Busy work is a lower bound whatever the machine: every iteration of the world, and of the
+    // fast rank that waits for the slow one at the allreduce, takes at least 40 ms.
+    for (double t : r.iterations.total_s) EXPECT_GE(t, 0.040);
+    for (double t : r.ranks[0].iteration_s) EXPECT_GE(t, 0.040);
+    for (double t : r.iterations.phase_s[static_cast<size_t>(Phase::forward)]) {
+      EXPECT_GE(t, 0.020);  // the mean over 2 ranks of the forward phase, one of them slowed
+    }
+  });
+}
+
 TEST_F(GlooTraining, UnknownModeForAStrategyIsAUserError) {
   TrainConfig config = tiny_lenet_config(dir_.path());
   config.sync = "bucketed";

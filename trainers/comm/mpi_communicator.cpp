@@ -132,6 +132,11 @@ void ensure_mpi_initialised() {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    // The overlap and stale modes run collectives on a communication thread while the main
+    // thread runs its own on a duplicate communicator.
+    if (provided < MPI_THREAD_MULTIPLE) {
+      throw CommError("mpi: this MPI library does not provide MPI_THREAD_MULTIPLE");
+    }
   });
 }
 

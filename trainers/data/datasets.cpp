@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/registry.h"
 #include "data/cifar10.h"
 #include "data/mnist.h"
 
@@ -24,12 +25,7 @@ const std::vector<DatasetSpec>& dataset_registry() {
 }
 
 const DatasetSpec& find_dataset(const std::string& name) {
-  std::vector<std::string> known;
-  for (const auto& spec : dataset_registry()) {
-    if (spec.name == name) return spec;
-    known.push_back(spec.name);
-  }
-  throw UserError(fmt::format("unknown dataset '{}' (known: {})", name, fmt::join(known, ", ")));
+  return find_by_name(dataset_registry(), name, "dataset");
 }
 
 }  // namespace dtbench

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/registry.h"
 #include "models/lenet5.h"
 #include "models/vgg11.h"
 
@@ -21,12 +22,7 @@ const std::vector<ModelSpec>& model_registry() {
 }
 
 const ModelSpec& find_model(const std::string& name) {
-  std::vector<std::string> known;
-  for (const auto& spec : model_registry()) {
-    if (spec.name == name) return spec;
-    known.push_back(spec.name);
-  }
-  throw UserError(fmt::format("unknown model '{}' (known: {})", name, fmt::join(known, ", ")));
+  return find_by_name(model_registry(), name, "model");
 }
 
 }  // namespace dtbench

@@ -16,8 +16,9 @@ class C10dDdpSync : public GradSync {
 
   void setup(const std::vector<at::Tensor>& params, Communicator& comm) override {
     auto group = gloo_process_group(comm);
-    require(group.defined(), "sync strategy c10d_ddp runs over c10d::ProcessGroupGloo: use "
-                             "--backend gloo");
+    require(group.defined(),
+            "sync strategy c10d_ddp runs over c10d::ProcessGroupGloo: use "
+            "--backend gloo");
     require(options_.aggregate == Aggregate::mean,
             "sync strategy c10d_ddp always averages (as PyTorch DDP does): use --aggregate mean");
     comm_ = &comm;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/registry.h"
 #include "sync/bucketed.h"
 #include "sync/c10d_ddp.h"
 #include "sync/grad_sync.h"
@@ -59,13 +60,7 @@ const std::vector<SyncSpec>& sync_registry() {
 }
 
 const SyncSpec& find_sync(const std::string& name) {
-  std::vector<std::string> known;
-  for (const auto& spec : sync_registry()) {
-    if (spec.name == name) return spec;
-    known.push_back(spec.name);
-  }
-  throw UserError(
-      fmt::format("unknown sync strategy '{}' (known: {})", name, fmt::join(known, ", ")));
+  return find_by_name(sync_registry(), name, "sync strategy");
 }
 
 std::string to_string(SyncMode mode) {

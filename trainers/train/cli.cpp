@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "comm/launch.h"
 #include "common/error.h"
+#include "common/registry.h"
 #include "data/datasets.h"
 #include "models/models.h"
 #include "sync/grad_sync.h"
@@ -123,6 +125,7 @@ void resolve(TrainConfig& c, const ModelDefaults& d) {
   c.mode = d.mode.value_or("");
   if (!c.mode.empty()) parse_mode(c.mode);
   parse_aggregate(c.aggregate);
+  if (c.backend != "auto") find_by_name(backend_registry(), c.backend, "backend");
   require(c.master.empty() || (c.world_size > 0 && c.rank >= 0),
           "--master needs --world-size and --rank (one command per node)");
   require(c.rank < 0 || c.rank < c.world_size,

@@ -1,0 +1,137 @@
+// bench_collectives: every collective alone, nccl-tests style, on mpi or gloo.
+//   mpirun -np 4 --oversubscribe build/bench_collectives --backend mpi
+//       --benchmark_out=coll.json --benchmark_out_format=json
+// Per operation: a barrier, then the call, timed on every rank; the iteration's time is the
+// slowest rank's (manual time). Inputs are seeded per (iteration, rank) and every result is
+// checked against its closed form outside the timed region: a wrong element anywhere fails
+// the benchmark and the process exits non-zero.
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+#include <mpi.h>
+
+#include <chrono>
+
+#include "collectives/collective.h"
+#include "common/main_guard.h"
+#include "comm/mpi_communicator.h"
+#include "harness.h"
+
+namespace dtbench::bench {
+namespace {
+
+constexpr int64_t kVgg11Floats = 9231114;  // VGG-11's gradient: 36.9 MB
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Fewer repetitions of large messages; the same on every rank, as MPI requires.
+int64_t iterations_for(int64_t bytes) {
+  return std::clamp<int64_t>((int64_t{256} << 20) / std::max<int64_t>(bytes, 1), 5, 200);
+}
+
+void measure(benchmark::State& state, const Collective& c, int64_t count, World& w,
+             bool fault_wrong) {
+  Communicator& comm = *w.comm;
+  Buffers b = c.allocate(count, comm);
+  c.fill(b, comm, -1);
+  c.run(comm, b);  // warm-up: connections, first-touch of the buffers
+  int64_t wrong = 0, iteration = 0;
+  for (auto _ : state) {
+    c.fill(b, comm, iteration);
+    comm.barrier();
+    auto t0 = std::chrono::steady_clock::now();
+    c.run(comm, b);
+    state.SetIterationTime(max_over_ranks(*w.control, seconds_since(t0)));
+    if (fault_wrong && comm.rank() == 0) (b.out.numel() > 0 ? b.out : b.in).view({-1})[0] = -7;
+    wrong += static_cast<int64_t>(sum_over_ranks(*w.control, c.wrong(b, comm, iteration)));
+    ++iteration;
+  }
+  const double bytes = static_cast<double>(count) * 4;
+  using benchmark::Counter;
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+  state.counters["algbw"] = Counter(bytes, Counter::kIsIterationInvariantRate, Counter::kIs1000);
+  state.counters["busbw"] = Counter(bytes * c.busbw_factor(comm.size()),
+                                    Counter::kIsIterationInvariantRate, Counter::kIs1000);
+  state.counters["wrong"] = static_cast<double>(wrong);
+  state.counters["bytes"] = bytes;
+  state.counters["ranks"] = comm.size();
+  if (wrong > 0) state.SkipWithError(fmt::format("{} wrong elements", wrong).c_str());
+}
+
+// The OSU micro-benchmarks' way (osu_allreduce): barrier, MPI_Allreduce, timed, repeated; the
+// mean per rank, the slowest rank's mean reported. Measures bench_collectives' own overhead.
+void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
+  std::vector<float> buffer(static_cast<size_t>(count), 1.0f);
+  const int64_t repeats = iterations_for(count * 4);
+  MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                MPI_COMM_WORLD);
+  for (auto _ : state) {
+    double total = 0;
+    for (int64_t r = 0; r < repeats; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
+      total += MPI_Wtime() - t0;
+    }
+    state.SetIterationTime(max_over_ranks(*w.control, total / static_cast<double>(repeats)));
+  }
+  state.counters["bytes"] = static_cast<double>(count) * 4;
+  state.counters["repeats"] = static_cast<double>(repeats);
+}
+
+std::vector<std::pair<int64_t, std::string>> sizes() {
+  std::vector<std::pair<int64_t, std::string>> all;
+  for (int64_t bytes = 4; bytes <= (int64_t{64} << 20); bytes *= 4) all.emplace_back(bytes / 4, "");
+  all.emplace_back(kVgg11Floats, "/case:vgg11");
+  return all;
+}
+
+void register_all(World& w, const Options& options) {
+  const int n = w.comm->size();
+  const std::string backend = w.comm->backend();
+  for (const Collective& c : collectives()) {
+    for (auto [count, suffix] : sizes()) {
+      if (c.split) count -= count % n;  // n equal parts
+      if (count == 0) continue;
+      auto name = fmt::format("{}/backend:{}/bytes:{}/ranks:{}{}", c.name, backend, count * 4, n,
+                              suffix);
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [&c, count = count, &w, &options](benchmark::State& s) {
+                                     measure(s, c, count, w, options.fault_wrong);
+                                   })
+          ->Iterations(iterations_for(count * 4))
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  if (backend != "mpi") return;
+  for (int64_t count : {int64_t{1} << 20, kVgg11Floats}) {
+    auto name = fmt::format("osu_allreduce/backend:mpi/bytes:{}/ranks:{}", count * 4, n);
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [count, &w](benchmark::State& s) { osu_allreduce(s, count, w); })
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace
+}  // namespace dtbench::bench
+
+int main(int argc, char** argv) {
+  int code = dtbench::guarded_main("bench_collectives", [&] {
+    auto options = dtbench::bench::parse_options(&argc, argv, "bench_collectives");
+    auto world = dtbench::bench::join(options);
+    dtbench::bench::register_all(world, options);
+    int failed = dtbench::bench::run_benchmarks(&argc, argv, options, world);
+    if (failed > 0 && world.comm->rank() == 0) {
+      fmt::print(stderr, "bench_collectives: error: {} benchmark(s) failed (wrong results)\n",
+                 failed);
+    }
+    return failed > 0 ? 1 : 0;
+  });
+  if (code == 0) dtbench::finalize_mpi();
+  return code;
+}

@@ -1,0 +1,200 @@
+// bench_train: full training iterations, one benchmark per (model, strategy, mode, global batch,
+// bucket MiB, aggregate, backend).
+//   mpirun -np 4 --oversubscribe build/bench_train --data-dir $DATA_DIR
+//       --benchmark_filter='vgg11/.*/allreduce' --benchmark_out=train.json --benchmark_out_format=json
+// Each benchmark trains 40 iterations with dtbench's trainer, whose timing core measures them
+// (the slowest rank's time per iteration); iteration 0 is warm-up, and iterations 1..39 are
+// handed to Google Benchmark as manual times, so its mean is the course's figure. Phases, bytes
+// per iteration, CPU and memory are counters.
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <map>
+#include <regex>
+
+#include "comm/mpi_communicator.h"
+#include "common/error.h"
+#include "common/main_guard.h"
+#include "common/rng.h"
+#include "data/datasets.h"
+#include "harness.h"
+#include "models/models.h"
+#include "sync/grad_sync.h"
+#include "train/record.h"
+#include "train/trainer.h"
+
+namespace dtbench::bench {
+namespace {
+
+constexpr int64_t kIterations = kTimedLast + 1;  // 0 (warm-up) .. 39
+
+// CIFAR-shaped random bytes, for machines without the data set (--synthetic, recorded).
+TrainData synthetic_cifar(int64_t samples) {
+  TrainData d;
+  d.spec = &find_dataset("cifar10");
+  for (Dataset* ds : {&d.train, &d.test}) {
+    ds->name = "synthetic-cifar10";
+    ds->images = torch::empty({samples, 3, 32, 32}, torch::kUInt8);
+    ds->labels = torch::empty({samples}, torch::kInt64);
+    uint8_t* pixels = ds->images.data_ptr<uint8_t>();
+    for (int64_t i = 0; i < ds->images.numel(); ++i) pixels[i] = static_cast<uint8_t>(mix64(i));
+    int64_t* labels = ds->labels.data_ptr<int64_t>();
+    for (int64_t i = 0; i < samples; ++i) labels[i] = static_cast<int64_t>(mix64(i) % 10);
+  }
+  return d;
+}
+
+// Each data set is read once per process and shared by the benchmarks that use it.
+const TrainData& data_for(const std::string& dataset, const Options& options) {
+  static std::map<std::string, TrainData> cache;
+  auto found = cache.find(dataset);
+  if (found != cache.end()) return found->second;
+  TrainConfig c;
+  c.dataset = dataset;
+  c.data_dir = options.data_dir;
+  TrainData data;
+  try {
+    data = options.synthetic && dataset == "cifar10" ? synthetic_cifar(256 * kIterations)
+                                                     : load_train_data(c);
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{} (point --data-dir or DATA_DIR at the data sets, or pass "
+                                "--synthetic for random CIFAR-shaped data)",
+                                e.what()));
+  }
+  return cache.emplace(dataset, std::move(data)).first->second;
+}
+
+void train_benchmark(benchmark::State& state, TrainConfig config, World& w,
+                     const Options& options) {
+  config.max_iters = kIterations;
+  config.eval = false;
+  config.log_interval = kIterations + 1;
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  Trainer trainer(config, data_for(config.dataset, options), *w.comm, quiet);
+  RunRecord r = trainer.run();
+  std::fclose(quiet);
+  const auto& times = r.iterations.total_s;
+  size_t k = kTimedFirst;
+  for (auto _ : state) state.SetIterationTime(times.at(k++));
+
+  nlohmann::json summary = to_json(r)["summary"];
+  for (size_t p = 0; p < kPhaseCount; ++p) {
+    state.counters[std::string(kPhaseNames[p]) + "_s"] = summary["phase_mean_s"][kPhaseNames[p]];
+  }
+  const double mean = summary["iteration_s"]["mean"];
+  state.counters["sync_share"] = summary["phase_mean_s"]["sync"].get<double>() / mean;
+  double payload_sent = 0, payload_received = 0, nic_sent = 0, nic_received = 0, cpu = 0, rss = 0;
+  for (const auto& rank : r.ranks) {
+    payload_sent += static_cast<double>(rank.payload_sent_bytes);
+    payload_received += static_cast<double>(rank.payload_received_bytes);
+    for (const auto& [name, bytes] : rank.nic.items()) {
+      nic_sent += bytes["sent_bytes"].get<double>();
+      nic_received += bytes["received_bytes"].get<double>();
+    }
+    cpu += rank.usage.cpu_utilisation;
+    rss = std::max(rss, static_cast<double>(rank.usage.peak_rss_bytes));
+  }
+  const double per_rank_iteration = static_cast<double>(r.ranks.size() * times.size());
+  state.counters["payload_sent_bytes"] = payload_sent / per_rank_iteration;
+  state.counters["payload_received_bytes"] = payload_received / per_rank_iteration;
+  state.counters["nic_sent_bytes"] = nic_sent / per_rank_iteration;
+  state.counters["nic_received_bytes"] = nic_received / per_rank_iteration;
+  state.counters["cpu_utilisation"] = cpu / static_cast<double>(r.ranks.size());
+  state.counters["peak_rss_bytes"] = rss;
+  state.counters["final_loss"] = r.iterations.loss.back();
+  state.counters["ranks"] = static_cast<double>(r.ranks.size());
+}
+
+// The matrix: every strategy in every mode it has, at the model's batch; bucketed over bucket
+// sizes; sum aggregation for allreduce.
+std::vector<TrainConfig> configurations(const std::string& backend) {
+  std::vector<TrainConfig> all;
+  for (const auto& model : model_registry()) {
+    TrainConfig base;
+    base.model = model.name;
+    base.dataset = model.default_dataset;
+    base.global_batch = model.global_batch;
+    base.lr = model.lr;
+    base.momentum = model.momentum;
+    base.weight_decay = model.weight_decay;
+    for (const auto& spec : sync_registry()) {
+      if (spec.name == "c10d_ddp" && backend != "gloo") continue;
+      for (SyncMode mode : spec.modes) {
+        TrainConfig c = base;
+        c.sync = spec.name;
+        c.mode = to_string(mode);
+        all.push_back(c);
+      }
+    }
+    for (double mb : {1.0, 5.0, 10.0, 50.0}) {
+      TrainConfig c = base;
+      c.sync = "bucketed";
+      c.mode = "overlap";
+      c.bucket_mb = mb;
+      all.push_back(c);
+    }
+    TrainConfig sum = base;
+    sum.sync = "allreduce";
+    sum.mode = "blocking";
+    sum.aggregate = "sum";
+    all.push_back(sum);
+  }
+  return all;
+}
+
+// The value of --benchmark_filter, "" if absent; Google Benchmark selects with a regex search,
+// a leading '-' negating it.
+std::string benchmark_filter(int argc, char** argv) {
+  const std::string flag = "--benchmark_filter=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]).rfind(flag, 0) == 0) return argv[i] + flag.size();
+  }
+  return "";
+}
+
+bool selected(const std::string& name, const std::string& filter) {
+  if (filter.empty() || filter == "all" || filter == ".") return true;
+  bool negative = filter[0] == '-';
+  bool found = std::regex_search(name, std::regex(negative ? filter.substr(1) : filter));
+  return found != negative;
+}
+
+// Reads every data set the selected benchmarks use now, so that a missing one is a one-line
+// error before anything runs (rather than mid-way through the benchmark output).
+void register_all(World& w, const Options& options, const std::string& filter) {
+  for (const TrainConfig& c : configurations(w.comm->backend())) {
+    auto name = fmt::format("{}/sync:{}/mode:{}/batch:{}/bucket_mb:{}/aggregate:{}/backend:{}/ranks:{}",
+                            c.model, c.sync, c.mode, c.global_batch, c.bucket_mb, c.aggregate,
+                            w.comm->backend(), w.comm->size());
+    if (!selected(name, filter)) continue;
+    data_for(c.dataset, options);
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [c, &w, &options](benchmark::State& s) {
+                                   train_benchmark(s, c, w, options);
+                                 })
+        ->Iterations(kTimedLast - kTimedFirst + 1)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+}  // namespace dtbench::bench
+
+int main(int argc, char** argv) {
+  int code = dtbench::guarded_main("bench_train", [&] {
+    auto options = dtbench::bench::parse_options(&argc, argv, "bench_train");
+    if (options.data_dir.empty()) {
+      const char* env = std::getenv("DATA_DIR");
+      options.data_dir = env != nullptr ? env : "data";
+    }
+    auto world = dtbench::bench::join(options);
+    dtbench::bench::register_all(world, options, dtbench::bench::benchmark_filter(argc, argv));
+    benchmark::AddCustomContext("dtbench_data", options.synthetic ? "synthetic" : options.data_dir);
+    int failed = dtbench::bench::run_benchmarks(&argc, argv, options, world);
+    return failed > 0 ? 1 : 0;
+  });
+  if (code == 0) dtbench::finalize_mpi();
+  return code;
+}

@@ -1,0 +1,43 @@
+#pragma once
+// What every dtbench benchmark binary shares: joining the world (the options of dtbench-train's
+// launch), Google Benchmark under MPI (only rank 0 reports and writes; the same iteration count
+// everywhere; manual time = the slowest rank's), and the context every JSON carries.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "comm/launch.h"
+
+namespace dtbench::bench {
+
+struct World {
+  std::unique_ptr<Communicator> comm;     // what the benchmarks measure (its bytes are counted)
+  std::unique_ptr<Communicator> control;  // timing and checks, never measured
+};
+
+// Splits argv into Google Benchmark's flags (left in argv) and ours (parsed with the given
+// CLI11 setup into LaunchOptions and extra flags). UserError on an unknown flag.
+struct Options {
+  LaunchOptions launch;
+  bool fault_wrong = false;  // test only: corrupt one element of every result before checking
+  bool synthetic = false;
+  std::string data_dir;
+  std::string hosts;
+};
+Options parse_options(int* argc, char** argv, const char* program);
+
+World join(const Options& options);
+
+// The slowest rank's value (every rank gets it).
+double max_over_ranks(Communicator& control, double seconds);
+// The sum over ranks.
+double sum_over_ranks(Communicator& control, double value);
+
+// Runs the registered benchmarks: rank 0 with Google Benchmark's reporters, the other ranks
+// silently (their --benchmark_out is dropped so that they never touch rank 0's file). Adds the
+// context (git commit, world size, backend, library versions, system). Returns the number of
+// benchmarks that failed on any rank.
+int run_benchmarks(int* argc, char** argv, const Options& options, World& world);
+
+}  // namespace dtbench::bench

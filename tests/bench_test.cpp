@@ -1,0 +1,154 @@
+// bench_collectives as a user runs it: on 1 rank and under mpirun, over MPI and Gloo; its JSON
+// is Google Benchmark's, with our counters and context, every result checked (wrong = 0); a
+// planted wrong result fails the benchmark and the process.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fixtures.h"
+
+namespace dtbench {
+namespace {
+
+using testing::TempDir;
+
+const char* kFilter = "--benchmark_filter='^(allreduce|ring_allreduce|gather|scatter|allgather|"
+                      "reduce_scatter|broadcast|reduce|ring_reduce|gather_scatter)/backend:[a-z]+/"
+                      "bytes:(16|4096)/'";
+
+struct BenchRun {
+  int code = -1;
+  nlohmann::json json;
+};
+
+BenchRun run_bench(const std::string& launcher, const std::string& args) {
+  TempDir dir;
+  std::string out = dir / "out.json";
+  std::string command = launcher + " " + DTBENCH_BENCH_COLLECTIVES + " " + args + " " + kFilter +
+                        " --benchmark_out=" + out + " --benchmark_out_format=json >" +
+                        (dir / "log") + " 2>&1";
+  int status = std::system(command.c_str());
+  BenchRun r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(out);
+  if (in.good()) r.json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (r.code != 0) {
+    std::ifstream log(dir / "log");
+    std::cerr << log.rdbuf();
+  }
+  return r;
+}
+
+// OpenMPI refuses to start as root without both variables (tests run as root in CI).
+std::string mpirun(int ranks) {
+  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
+         DTBENCH_MPIRUN + " -np " + std::to_string(ranks) +
+         " --oversubscribe --bind-to none --mca mpi_yield_when_idle 1";
+}
+
+void expect_checked_results(const BenchRun& r, int ranks, const std::string& backend) {
+  ASSERT_EQ(r.code, 0);
+  ASSERT_TRUE(r.json.is_object());
+  const auto& context = r.json["context"];
+  EXPECT_EQ(context["dtbench_world_size"], std::to_string(ranks));
+  EXPECT_EQ(context["dtbench_backend"], backend);
+  for (const char* key : {"dtbench_git_commit", "dtbench_hosts", "dtbench_mpi", "dtbench_system"}) {
+    EXPECT_TRUE(context.contains(key)) << key;
+  }
+  const auto& benchmarks = r.json["benchmarks"];
+  EXPECT_GE(benchmarks.size(), 10u);
+  for (const auto& b : benchmarks) {
+    const std::string name = b["name"];
+    EXPECT_NE(name.find("/backend:" + backend + "/"), std::string::npos) << name;
+    EXPECT_NE(name.find("/ranks:" + std::to_string(ranks)), std::string::npos) << name;
+    EXPECT_EQ(b["wrong"], 0) << name;
+    EXPECT_EQ(b["ranks"], ranks) << name;
+    EXPECT_GT(b["algbw"].get<double>(), 0) << name;
+    EXPECT_GE(b["busbw"].get<double>(), 0) << name;
+    EXPECT_GT(b["real_time"].get<double>(), 0) << name;
+  }
+}
+
+TEST(BenchCollectives, OneRankAlone) {
+  expect_checked_results(run_bench("", "--backend self"), 1, "self");
+}
+
+TEST(BenchCollectives, FourRanksOverMpi) {
+  expect_checked_results(run_bench(mpirun(4), "--backend mpi"), 4, "mpi");
+}
+
+TEST(BenchCollectives, TwoRanksOverGloo) {
+  expect_checked_results(run_bench(mpirun(2), "--backend gloo"), 2, "gloo");
+}
+
+TEST(BenchCollectives, AWrongResultFailsTheRun) {
+  BenchRun r = run_bench(mpirun(2), "--backend mpi --fault-wrong");
+  EXPECT_NE(r.code, 0);
+  ASSERT_TRUE(r.json.is_object());
+  for (const auto& b : r.json["benchmarks"]) {
+    EXPECT_TRUE(b.value("error_occurred", false)) << b["name"];
+  }
+}
+
+// bench_train on generated MNIST: the model's batch (64), 40 iterations of which 39 are timed.
+class BenchTrain : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::write_mnist(dir_.path(), 64 * 40, 10, /*gzip=*/true); }
+
+  BenchRun run(const std::string& launcher, const std::string& filter,
+               const std::string& data_dir) {
+    TempDir out_dir;
+    std::string out = out_dir / "train.json";
+    std::string command = launcher + " " + DTBENCH_BENCH_TRAIN + " --data-dir " + data_dir +
+                          " --benchmark_filter='" + filter +
+                          "' --benchmark_out=" + out + " --benchmark_out_format=json >" +
+                          (out_dir / "log") + " 2>" + (out_dir / "err");
+    int status = std::system(command.c_str());
+    BenchRun r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(out);
+    if (in.good()) r.json = nlohmann::json::parse(in, nullptr, false);
+    std::ifstream err(out_dir / "err");
+    errors_ = std::string(std::istreambuf_iterator<char>(err), {});
+    return r;
+  }
+
+  TempDir dir_;
+  std::string errors_;
+};
+
+TEST_F(BenchTrain, TimesThirtyNineIterationsWithTheTrainersFigures) {
+  BenchRun r = run(mpirun(2), "^lenet5/sync:(allreduce|bucketed)/mode:(blocking|overlap)/batch:64/"
+                         "bucket_mb:25/aggregate:mean/",
+              dir_.path());
+  ASSERT_EQ(r.code, 0) << errors_;
+  const auto& benchmarks = r.json["benchmarks"];
+  ASSERT_EQ(benchmarks.size(), 4u);  // allreduce and bucketed, each blocking and overlap
+  for (const auto& b : benchmarks) {
+    EXPECT_EQ(b["iterations"], 39) << b["name"];
+    for (const char* counter :
+         {"data_s", "forward_s", "backward_s", "sync_s", "optimizer_s", "sync_share",
+          "payload_sent_bytes", "payload_received_bytes", "nic_sent_bytes", "nic_received_bytes",
+          "cpu_utilisation", "peak_rss_bytes", "final_loss"}) {
+      EXPECT_TRUE(b.contains(counter)) << b["name"] << " " << counter;
+    }
+    // allreduce of LeNet-5's 61,706 floats: 246,824 bytes handed over per rank per iteration.
+    EXPECT_EQ(b["payload_sent_bytes"], 246824.0) << b["name"];
+    EXPECT_EQ(b["ranks"], 2);
+  }
+  EXPECT_EQ(r.json["context"]["dtbench_world_size"], "2");
+}
+
+TEST_F(BenchTrain, MissingDataIsOneLineAndExitCodeTwo) {
+  TempDir empty;
+  BenchRun r = run("", "^vgg11/sync:none/mode:blocking/", empty.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(std::count(errors_.begin(), errors_.end(), '\n'), 1) << errors_;
+  EXPECT_NE(errors_.find("data_batch_1.bin: file not found"), std::string::npos) << errors_;
+  EXPECT_NE(errors_.find("--synthetic"), std::string::npos) << errors_;
+}
+
+}  // namespace
+}  // namespace dtbench
