@@ -8,7 +8,7 @@ PACKAGES := build-essential cmake git ca-certificates curl xz-utils \
   libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libssl-dev \
   pandoc texlive-latex-recommended texlive-fonts-recommended lmodern texlive-latex-extra \
-  gnuplot-nox poppler-utils iproute2 clang-format
+  gnuplot-nox poppler-utils iproute2 clang-format python3-torch python3-numpy
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SOURCES = $(shell git ls-files '*.cpp' '*.h')

@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """PyTorch's Python DDP on the configuration bench_train measures, for the side-by-side ratio.
 
     mpirun -np 4 --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
-        python3 baselines/python_ddp.py --data-dir $DATA_DIR --out ddp.json
+        /usr/bin/python3 baselines/python_ddp.py --data-dir $DATA_DIR --out ddp.json
 
 VGG-11 (BatchNorm, as dtbench's) on CIFAR-10 binary files, global batch 256 split over the
 ranks, SGD lr 0.1 momentum 0.9 weight decay 1e-4, random crop 32 pad 4 + flip, DDP over Gloo

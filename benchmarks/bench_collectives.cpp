@@ -12,8 +12,8 @@
 #include <chrono>
 
 #include "collectives/collective.h"
-#include "common/main_guard.h"
 #include "comm/mpi_communicator.h"
+#include "common/main_guard.h"
 #include "harness.h"
 
 namespace dtbench::bench {
@@ -95,8 +95,8 @@ void register_all(World& w, const Options& options) {
     for (auto [count, suffix] : sizes()) {
       if (c.split) count -= count % n;  // n equal parts
       if (count == 0) continue;
-      auto name = fmt::format("{}/backend:{}/bytes:{}/ranks:{}{}", c.name, backend, count * 4, n,
-                              suffix);
+      auto name =
+          fmt::format("{}/backend:{}/bytes:{}/ranks:{}{}", c.name, backend, count * 4, n, suffix);
       benchmark::RegisterBenchmark(name.c_str(),
                                    [&c, count = count, &w, &options](benchmark::State& s) {
                                      measure(s, c, count, w, options.fault_wrong);

@@ -1,7 +1,8 @@
 // bench_train: full training iterations, one benchmark per (model, strategy, mode, global batch,
 // bucket MiB, aggregate, backend).
 //   mpirun -np 4 --oversubscribe build/bench_train --data-dir $DATA_DIR
-//       --benchmark_filter='vgg11/.*/allreduce' --benchmark_out=train.json --benchmark_out_format=json
+//       --benchmark_filter='vgg11/.*/allreduce' --benchmark_out=train.json
+//       --benchmark_out_format=json
 // Each benchmark trains 40 iterations with dtbench's trainer, whose timing core measures them
 // (the slowest rank's time per iteration); iteration 0 is warm-up, and iterations 1..39 are
 // handed to Google Benchmark as manual times, so its mean is the course's figure. Phases, bytes
@@ -58,9 +59,10 @@ const TrainData& data_for(const std::string& dataset, const Options& options) {
     data = options.synthetic && dataset == "cifar10" ? synthetic_cifar(256 * kIterations)
                                                      : load_train_data(c);
   } catch (const UserError& e) {
-    throw UserError(fmt::format("{} (point --data-dir or DATA_DIR at the data sets, or pass "
-                                "--synthetic for random CIFAR-shaped data)",
-                                e.what()));
+    throw UserError(
+        fmt::format("{} (point --data-dir or DATA_DIR at the data sets, or pass "
+                    "--synthetic for random CIFAR-shaped data)",
+                    e.what()));
   }
   return cache.emplace(dataset, std::move(data)).first->second;
 }
@@ -164,15 +166,14 @@ bool selected(const std::string& name, const std::string& filter) {
 // error before anything runs (rather than mid-way through the benchmark output).
 void register_all(World& w, const Options& options, const std::string& filter) {
   for (const TrainConfig& c : configurations(w.comm->backend())) {
-    auto name = fmt::format("{}/sync:{}/mode:{}/batch:{}/bucket_mb:{}/aggregate:{}/backend:{}/ranks:{}",
-                            c.model, c.sync, c.mode, c.global_batch, c.bucket_mb, c.aggregate,
-                            w.comm->backend(), w.comm->size());
+    auto name =
+        fmt::format("{}/sync:{}/mode:{}/batch:{}/bucket_mb:{}/aggregate:{}/backend:{}/ranks:{}",
+                    c.model, c.sync, c.mode, c.global_batch, c.bucket_mb, c.aggregate,
+                    w.comm->backend(), w.comm->size());
     if (!selected(name, filter)) continue;
     data_for(c.dataset, options);
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [c, &w, &options](benchmark::State& s) {
-                                   train_benchmark(s, c, w, options);
-                                 })
+    benchmark::RegisterBenchmark(
+        name.c_str(), [c, &w, &options](benchmark::State& s) { train_benchmark(s, c, w, options); })
         ->Iterations(kTimedLast - kTimedFirst + 1)
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);

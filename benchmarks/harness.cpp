@@ -38,7 +38,9 @@ class ErrorCounter : public benchmark::BenchmarkReporter {
   int errors_ = 0;
 };
 
-bool is_benchmark_flag(const char* arg) { return std::strncmp(arg, "--benchmark_", 12) == 0; }
+bool is_benchmark_flag(const char* arg) {
+  return std::strncmp(arg, "--benchmark_", 12) == 0;
+}
 
 }  // namespace
 
@@ -135,7 +137,8 @@ int run_benchmarks(int* argc, char** argv, const Options& options, World& world)
 
   int errors = 0;
   if (reporting) {
-    std::unique_ptr<benchmark::BenchmarkReporter> display(benchmark::CreateDefaultDisplayReporter());
+    std::unique_ptr<benchmark::BenchmarkReporter> display(
+        benchmark::CreateDefaultDisplayReporter());
     ErrorCounter counter(display.get());
     benchmark::RunSpecifiedBenchmarks(&counter);
     errors = counter.errors();

@@ -17,9 +17,8 @@ Collective allgather_collective() {
           [](Communicator& c, Buffers& b) { c.allgather(b.in, b.out); },
           [](const Buffers& b, const Communicator&, int64_t i) {
             const int64_t part = b.in.numel();
-            return count_mismatches(b.out, 0, [&](int64_t e) {
-              return seeded(i, static_cast<int>(e / part), e);
-            });
+            return count_mismatches(
+                b.out, 0, [&](int64_t e) { return seeded(i, static_cast<int>(e / part), e); });
           }};
 }
 

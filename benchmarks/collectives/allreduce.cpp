@@ -5,8 +5,9 @@
 namespace dtbench::bench {
 
 Collective allreduce_collective() {
-  return in_place_sum("allreduce", factor_allreduce,
-                      [](Communicator& c, Buffers& b) { c.allreduce(b.in); }, /*root_only=*/false);
+  return in_place_sum(
+      "allreduce", factor_allreduce, [](Communicator& c, Buffers& b) { c.allreduce(b.in); },
+      /*root_only=*/false);
 }
 
 }  // namespace dtbench::bench

@@ -7,7 +7,9 @@ Collective broadcast_collective() {
   return {"broadcast",
           /*split=*/false,
           factor_one,
-          [](int64_t count, const Communicator&) { return Buffers{at::empty({count}), {}}; },
+          [](int64_t count, const Communicator&) {
+            return Buffers{at::empty({count}), {}};
+          },
           [](Buffers& b, const Communicator& c, int64_t i) {
             if (c.rank() == 0) {
               fill_seeded(b.in, i, 0, 0);

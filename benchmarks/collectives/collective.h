@@ -20,8 +20,8 @@ struct Buffers {
 
 struct Collective {
   std::string name;
-  bool split;                      // the vector is n per-rank parts: count must divide by n
-  double (*busbw_factor)(int n);   // busbw = algbw x factor
+  bool split;                     // the vector is n per-rank parts: count must divide by n
+  double (*busbw_factor)(int n);  // busbw = algbw x factor
   Buffers (*allocate)(int64_t count, const Communicator& comm);
   void (*fill)(Buffers& b, const Communicator& comm, int64_t iteration);
   void (*run)(Communicator& comm, Buffers& b);
@@ -50,12 +50,18 @@ int64_t count_mismatches(const at::Tensor& t, int64_t first, Want want) {
 
 // The sum of every rank's vector, left in place (in) on every rank, or only on rank 0
 // (root_only): allreduce, reduce, and the hand-written and composite sums.
-Collective in_place_sum(const char* name, double (*factor)(int), void (*run)(Communicator&, Buffers&),
-                        bool root_only);
+Collective in_place_sum(const char* name, double (*factor)(int),
+                        void (*run)(Communicator&, Buffers&), bool root_only);
 
-inline double factor_one(int) { return 1.0; }
-inline double factor_allreduce(int n) { return 2.0 * (n - 1) / n; }
-inline double factor_parts(int n) { return static_cast<double>(n - 1) / n; }
+inline double factor_one(int) {
+  return 1.0;
+}
+inline double factor_allreduce(int n) {
+  return 2.0 * (n - 1) / n;
+}
+inline double factor_parts(int n) {
+  return static_cast<double>(n - 1) / n;
+}
 
 Collective allreduce_collective();
 Collective reduce_collective();

@@ -19,9 +19,8 @@ Collective gather_collective() {
           [](const Buffers& b, const Communicator& c, int64_t i) -> int64_t {
             if (c.rank() != 0) return 0;
             const int64_t part = b.in.numel();
-            return count_mismatches(b.out, 0, [&](int64_t e) {
-              return seeded(i, static_cast<int>(e / part), e);
-            });
+            return count_mismatches(
+                b.out, 0, [&](int64_t e) { return seeded(i, static_cast<int>(e / part), e); });
           }};
 }
 

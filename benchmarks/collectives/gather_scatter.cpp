@@ -7,9 +7,10 @@
 namespace dtbench::bench {
 
 Collective gather_scatter_collective() {
-  return in_place_sum("gather_scatter", factor_allreduce,
-                      [](Communicator& c, Buffers& b) { gather_scatter_sum(b.in, c); },
-                      /*root_only=*/false);
+  return in_place_sum(
+      "gather_scatter", factor_allreduce,
+      [](Communicator& c, Buffers& b) { gather_scatter_sum(b.in, c); },
+      /*root_only=*/false);
 }
 
 }  // namespace dtbench::bench

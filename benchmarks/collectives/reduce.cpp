@@ -5,8 +5,9 @@
 namespace dtbench::bench {
 
 Collective reduce_collective() {
-  return in_place_sum("reduce", factor_one, [](Communicator& c, Buffers& b) { c.reduce(b.in, 0); },
-                      /*root_only=*/true);
+  return in_place_sum(
+      "reduce", factor_one, [](Communicator& c, Buffers& b) { c.reduce(b.in, 0); },
+      /*root_only=*/true);
 }
 
 }  // namespace dtbench::bench

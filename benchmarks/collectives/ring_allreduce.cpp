@@ -6,9 +6,10 @@
 namespace dtbench::bench {
 
 Collective ring_allreduce_collective() {
-  return in_place_sum("ring_allreduce", factor_allreduce,
-                      [](Communicator& c, Buffers& b) { ring_allreduce_sum(b.in, c); },
-                      /*root_only=*/false);
+  return in_place_sum(
+      "ring_allreduce", factor_allreduce,
+      [](Communicator& c, Buffers& b) { ring_allreduce_sum(b.in, c); },
+      /*root_only=*/false);
 }
 
 }  // namespace dtbench::bench

@@ -6,9 +6,10 @@
 namespace dtbench::bench {
 
 Collective ring_reduce_collective() {
-  return in_place_sum("ring_reduce", factor_allreduce,
-                      [](Communicator& c, Buffers& b) { ring_reduce_sum(b.in, c); },
-                      /*root_only=*/false);
+  return in_place_sum(
+      "ring_reduce", factor_allreduce,
+      [](Communicator& c, Buffers& b) { ring_reduce_sum(b.in, c); },
+      /*root_only=*/false);
 }
 
 }  // namespace dtbench::bench
