@@ -12,8 +12,6 @@
 #include <chrono>
 
 #include "collectives/collective.h"
-#include "comm/mpi_communicator.h"
-#include "common/main_guard.h"
 #include "harness.h"
 
 namespace dtbench::bench {
@@ -121,17 +119,9 @@ void register_all(World& w, const Options& options) {
 }  // namespace dtbench::bench
 
 int main(int argc, char** argv) {
-  int code = dtbench::guarded_main("bench_collectives", [&] {
-    auto options = dtbench::bench::parse_options(&argc, argv, "bench_collectives");
-    auto world = dtbench::bench::join(options);
-    dtbench::bench::register_all(world, options);
-    int failed = dtbench::bench::run_benchmarks(&argc, argv, options, world);
-    if (failed > 0 && world.comm->rank() == 0) {
-      fmt::print(stderr, "bench_collectives: error: {} benchmark(s) failed (wrong results)\n",
-                 failed);
-    }
-    return failed > 0 ? 1 : 0;
-  });
-  if (code == 0) dtbench::finalize_mpi();
-  return code;
+  return dtbench::bench::benchmark_main(
+      argc, argv, "bench_collectives",
+      [](dtbench::bench::World& world, dtbench::bench::Options& options, const std::string&) {
+        dtbench::bench::register_all(world, options);
+      });
 }

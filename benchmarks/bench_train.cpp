@@ -14,9 +14,7 @@
 #include <map>
 #include <regex>
 
-#include "comm/mpi_communicator.h"
 #include "common/error.h"
-#include "common/main_guard.h"
 #include "common/rng.h"
 #include "data/datasets.h"
 #include "harness.h"
@@ -145,16 +143,7 @@ std::vector<TrainConfig> configurations(const std::string& backend) {
   return all;
 }
 
-// The value of --benchmark_filter, "" if absent; Google Benchmark selects with a regex search,
-// a leading '-' negating it.
-std::string benchmark_filter(int argc, char** argv) {
-  const std::string flag = "--benchmark_filter=";
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]).rfind(flag, 0) == 0) return argv[i] + flag.size();
-  }
-  return "";
-}
-
+// Google Benchmark selects with a regex search, a leading '-' negating it.
 bool selected(const std::string& name, const std::string& filter) {
   if (filter.empty() || filter == "all" || filter == ".") return true;
   bool negative = filter[0] == '-';
@@ -184,18 +173,16 @@ void register_all(World& w, const Options& options, const std::string& filter) {
 }  // namespace dtbench::bench
 
 int main(int argc, char** argv) {
-  int code = dtbench::guarded_main("bench_train", [&] {
-    auto options = dtbench::bench::parse_options(&argc, argv, "bench_train");
-    if (options.data_dir.empty()) {
-      const char* env = std::getenv("DATA_DIR");
-      options.data_dir = env != nullptr ? env : "data";
-    }
-    auto world = dtbench::bench::join(options);
-    dtbench::bench::register_all(world, options, dtbench::bench::benchmark_filter(argc, argv));
-    benchmark::AddCustomContext("dtbench_data", options.synthetic ? "synthetic" : options.data_dir);
-    int failed = dtbench::bench::run_benchmarks(&argc, argv, options, world);
-    return failed > 0 ? 1 : 0;
-  });
-  if (code == 0) dtbench::finalize_mpi();
-  return code;
+  return dtbench::bench::benchmark_main(
+      argc, argv, "bench_train",
+      [](dtbench::bench::World& world, dtbench::bench::Options& options,
+         const std::string& filter) {
+        if (options.data_dir.empty()) {
+          const char* env = std::getenv("DATA_DIR");
+          options.data_dir = env != nullptr ? env : "data";
+        }
+        benchmark::AddCustomContext("dtbench_data",
+                                    options.synthetic ? "synthetic" : options.data_dir);
+        dtbench::bench::register_all(world, options, filter);
+      });
 }

@@ -7,8 +7,10 @@
 #include <CLI/CLI.hpp>
 #include <cstring>
 
+#include "comm/mpi_communicator.h"
 #include "common/error.h"
 #include "common/git_commit.h"
+#include "common/main_guard.h"
 #include "train/system_info.h"
 
 namespace dtbench::bench {
@@ -150,6 +152,31 @@ int run_benchmarks(int* argc, char** argv, const Options& options, World& world)
   }
   benchmark::Shutdown();
   return static_cast<int>(sum_over_ranks(*world.control, errors));
+}
+
+std::string benchmark_filter(int argc, char** argv) {
+  const std::string flag = "--benchmark_filter=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]).rfind(flag, 0) == 0) return argv[i] + flag.size();
+  }
+  return "";
+}
+
+int benchmark_main(
+    int argc, char** argv, const char* program,
+    const std::function<void(World&, Options&, const std::string& filter)>& register_benchmarks) {
+  int code = guarded_main(program, [&] {
+    Options options = parse_options(&argc, argv, program);
+    World world = join(options);
+    register_benchmarks(world, options, benchmark_filter(argc, argv));
+    int failed = run_benchmarks(&argc, argv, options, world);
+    if (failed > 0 && world.comm->rank() == 0) {
+      fmt::print(stderr, "{}: error: {} benchmark(s) failed\n", program, failed);
+    }
+    return failed > 0 ? 1 : 0;
+  });
+  if (code == 0) finalize_mpi();
+  return code;
 }
 
 }  // namespace dtbench::bench

@@ -2,6 +2,7 @@
 // What every dtbench benchmark binary shares: joining the world (the options of dtbench-train's
 // launch), Google Benchmark under MPI (only rank 0 reports and writes; the same iteration count
 // everywhere; manual time = the slowest rank's), and the context every JSON carries.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,5 +40,15 @@ double sum_over_ranks(Communicator& control, double value);
 // context (git commit, world size, backend, library versions, system). Returns the number of
 // benchmarks that failed on any rank.
 int run_benchmarks(int* argc, char** argv, const Options& options, World& world);
+
+// The value of --benchmark_filter in argv, "" if absent.
+std::string benchmark_filter(int argc, char** argv);
+
+// The whole main() of a benchmark binary: parses the options, joins the world, lets
+// register_benchmarks register (given the --benchmark_filter value), runs them, and returns
+// the exit code (1 if any benchmark failed on any rank; one line on stderr says so).
+int benchmark_main(
+    int argc, char** argv, const char* program,
+    const std::function<void(World&, Options&, const std::string& filter)>& register_benchmarks);
 
 }  // namespace dtbench::bench
