@@ -5,6 +5,8 @@
 namespace dtbench {
 namespace {
 
+constexpr int64_t kFirstBucketBytes = 1024 * 1024;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
+
 struct Bucket {
   at::Tensor buffer;
   std::vector<size_t> params;    // indices into the parameter list
@@ -54,13 +56,16 @@ class BucketedSync : public GradSync {
  private:
   void assign_buckets() {
     const auto cap = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+    // As DDP: the first bucket (the last layers' gradients, ready first) is small, so that
+    // communication starts as early in backward as it can.
+    const int64_t first_cap = std::min<int64_t>(cap, kFirstBucketBytes);
     Bucket current;
     int64_t bytes = 0;
     for (size_t i = params_.size(); i-- > 0;) {
       current.params.push_back(i);
       current.offsets.push_back(bytes / 4);
       bytes += params_[i].numel() * 4;
-      if (bytes >= cap || i == 0) {
+      if (bytes >= (buckets_.empty() ? first_cap : cap) || i == 0) {
         current.buffer = at::zeros({bytes / 4}, params_[i].options().requires_grad(false));
         buckets_.push_back(std::move(current));
         current = Bucket();
