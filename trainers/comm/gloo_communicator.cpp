@@ -7,12 +7,11 @@
 
 #include <cstdlib>
 
+#include "common/error.h"
+#include "common/host.h"
+
 namespace dtbench {
 namespace {
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
 
 // Waits for a c10d work item, turning Gloo's failures (timeouts, closed connections) into a
 // CommError that names the host and rank.
@@ -20,9 +19,7 @@ void wait_for(const c10::intrusive_ptr<c10d::Work>& work, int rank) {
   try {
     work->wait();
   } catch (const std::exception& e) {
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
-    throw CommError(fmt::format("gloo: {} rank {}: {}", host, rank, first_line(e.what())));
+    throw CommError(fmt::format("gloo: {} rank {}: {}", host_name(), rank, first_line(e.what())));
   }
 }
 

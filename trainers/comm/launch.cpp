@@ -17,6 +17,7 @@
 #include "comm/mpi_communicator.h"
 #include "comm/self_communicator.h"
 #include "common/error.h"
+#include "common/host.h"
 
 namespace dtbench {
 
@@ -79,11 +80,7 @@ std::string master_from_mpirun() {
     std::string host;
     if (ifname != nullptr && *ifname != '\0') host = address_of_interface(ifname);
     if (host.empty() && all_ranks_on_this_host()) host = "127.0.0.1";
-    if (host.empty()) {
-      char name[256] = {};
-      gethostname(name, sizeof(name) - 1);
-      host = name;
-    }
+    if (host.empty()) host = host_name();
     std::snprintf(text.data(), text.size(), "%s:%d", host.c_str(), free_port());
   }
   MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -120,9 +117,8 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
   try {
     store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
   } catch (const std::exception& e) {
-    std::string what = e.what();
     throw CommError(fmt::format("gloo: rank {}: rendezvous at {} failed: {}", rank, master,
-                                what.substr(0, what.find('\n'))));
+                                first_line(e.what())));
   }
   bool local = host == "127.0.0.1" || host == "localhost";
   return make_gloo_communicator(store, rank, size, timeout, local);

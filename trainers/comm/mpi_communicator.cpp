@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "common/host.h"
+
 namespace dtbench {
 namespace {
 
@@ -19,12 +21,10 @@ void check_mpi(int code, const char* call, const char* file, int line) {
   char message[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   MPI_Error_string(code, message, &length);
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   throw CommError(
-      fmt::format("mpi: {} rank {}: {}:{}: {}: {}", host, rank, file, line, call, message));
+      fmt::format("mpi: {} rank {}: {}:{}: {}: {}", host_name(), rank, file, line, call, message));
 }
 
 MPI_Op op_of(ReduceOp op) {

@@ -9,8 +9,9 @@ std::vector<std::string> allgather_text(Communicator& comm, const std::string& t
   comm.allreduce(length, ReduceOp::max);
   const auto longest = static_cast<int64_t>(length.item<float>());
   at::Tensor mine = at::full({longest + 1}, -1.0f, at::kFloat);  // -1 marks the end
+  float* bytes = mine.data_ptr<float>();
   for (size_t i = 0; i < text.size(); ++i)
-    mine[i] = static_cast<float>(static_cast<uint8_t>(text[i]));
+    bytes[i] = static_cast<float>(static_cast<uint8_t>(text[i]));
   at::Tensor all = at::empty({comm.size() * (longest + 1)}, at::kFloat);
   comm.allgather(mine, all);
   std::vector<std::string> texts;

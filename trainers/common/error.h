@@ -19,6 +19,11 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The first line of a library's message (c10 and Gloo append context and backtraces).
+inline std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
 // Throws UserError(message) unless condition holds.
 inline void require(bool condition, const std::string& message) {
   if (!condition) throw UserError(message);

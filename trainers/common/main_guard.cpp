@@ -9,13 +9,6 @@
 #include "common/error.h"
 
 namespace dtbench {
-namespace {
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
-
-}  // namespace
 
 int guarded_main(const char* program, const std::function<int()>& body) {
   try {

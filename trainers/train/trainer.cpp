@@ -13,6 +13,7 @@
 
 #include "comm/text.h"
 #include "common/error.h"
+#include "common/host.h"
 #include "data/preprocess.h"
 #include "data/sampler.h"
 #include "models/models.h"
@@ -71,12 +72,6 @@ std::string parameter_checksum(const Classifier& model) {
     for (int64_t i = 0; i < p.numel() * 4; ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
   }
   return fmt::format("{:016x}", h);
-}
-
-std::string host_name() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  return host;
 }
 
 }  // namespace
