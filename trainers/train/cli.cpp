@@ -69,6 +69,9 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--fault-kill-rank", c.fault_kill_rank,
                  "Test only: this rank kills itself at iteration 3")
       ->group("");
+  app.add_option("--fault-hang-rank", c.fault_hang_rank,
+                 "Test only: this rank stops answering at iteration 3")
+      ->group("");
 }
 
 void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {

@@ -36,6 +36,7 @@ struct TrainConfig {
   double slow_ms = 0;
   int fault_corrupt_rank = -1;  // test-only: perturb this rank's replica before each check
   int fault_kill_rank = -1;     // test-only: this rank kills itself (SIGKILL) at iteration 3
+  int fault_hang_rank = -1;     // test-only: this rank stops (sleeps forever) at iteration 3
 };
 
 }  // namespace dtbench

@@ -157,7 +157,7 @@ RunRecord Trainer::run() {
     sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
     model_->train();
     for (int64_t step = 1; step <= steps && !reached_max_iters(record); ++step) {
-      if (config_.rank == config_.fault_kill_rank && record.iterations.size() == 3) raise(SIGKILL);
+      if (record.iterations.size() == 3) inject_faults();
       double loss = 0;
       IterationTimes t = train_step(epoch, sampler.batch(step - 1, batch), optimizer, &loss);
       watchdog_->beat();
@@ -248,6 +248,14 @@ void Trainer::check_replicas(int64_t epoch) {
                       "{} differs from rank 0's {}",
                       epoch, r, sums[r], sums[0]));
     }
+  }
+}
+
+void Trainer::inject_faults() {
+  if (config_.rank == config_.fault_kill_rank) raise(SIGKILL);
+  if (config_.rank == config_.fault_hang_rank) {
+    watchdog_.reset();  // a hang, not a failure that the trainer notices
+    while (true) pause();
   }
 }
 

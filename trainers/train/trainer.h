@@ -52,6 +52,7 @@ class Trainer {
   void check_replicas(int64_t epoch);
   Evaluation evaluate(int64_t epoch, int64_t iterations_done);
   bool reached_max_iters(const RunRecord& record) const;
+  void inject_faults();  // the test-only --fault-kill-rank / --fault-hang-rank
   void print_average(const IterationLog& log) const;
   template <typename... Args>
   void say(const char* format, const Args&... args) const;

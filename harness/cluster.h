@@ -1,0 +1,53 @@
+#pragma once
+// The emulated cluster: n network namespaces (<prefix>n0..) whose eth0 is one end of a veth
+// pair, the other end (<prefix>v0..) on a bridge (<prefix>br0) in the root namespace, with
+// addresses <subnet>.1.. (the bridge has <subnet>.254). Each host's link is shaped in both
+// directions with tc tbf (eth0 inside: sending; the bridge port: receiving), with an optional
+// netem delay where the kernel has netem. Needs root and iproute2.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "matrix.h"
+
+namespace dtbench {
+
+struct ClusterSpec {
+  int hosts = 4;
+  std::string prefix = "dtb-";
+  std::string subnet = "10.99.0";
+  std::string rate = "1gbit";   // every link; "none": unshaped
+  std::string delay = "0.1ms";  // "none" or "0": no delay
+  int bottleneck_host = -1;     // this host's link gets bottleneck_rate instead
+  std::string bottleneck_rate = "100mbit";
+
+  nlohmann::json to_json() const;
+  static ClusterSpec from_json(const nlohmann::json& j);
+  std::string namespace_of(int host) const { return prefix + "n" + std::to_string(host); }
+  std::string address_of(int host) const { return subnet + "." + std::to_string(host + 1); }
+};
+
+// "1gbit", "100mbit", "500kbit", "8000bit" -> bits per second; UserError otherwise.
+double parse_rate(const std::string& rate);
+
+// Creates (or completes) the cluster and applies its shaping; running it on an existing
+// cluster only reapplies what differs. Records the spec for status and for the harness.
+void cluster_up(const ClusterSpec& spec);
+
+// Removes every namespace, veth and bridge of that prefix (killing processes left in them).
+void cluster_down(const std::string& prefix);
+
+// {"up": bool, "spec": {...}, "hosts": [{"namespace", "address", "qdisc"}], "delay_emulated"}.
+nlohmann::json cluster_status(const std::string& prefix);
+
+// The spec recorded by cluster_up; UserError "the emulated cluster is not up" otherwise.
+ClusterSpec current_cluster(const std::string& prefix);
+
+// Reshapes the running cluster: spec's links with the profile's overrides. Returns the
+// shaping applied, as recorded in results.
+nlohmann::json shape_cluster(const ClusterSpec& spec, const NetworkProfile& profile);
+
+// The hosts file for the cluster (OpenMPI syntax plus the #dtbench: emulated directive).
+std::string cluster_hosts_file(const ClusterSpec& spec);
+
+}  // namespace dtbench

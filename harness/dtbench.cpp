@@ -1,0 +1,123 @@
+// dtbench: the harness. `dtbench run` runs an experiment matrix over a hosts file;
+// `dtbench cluster up|down|status` manages the emulated cluster (docs/harness.md).
+#include <fmt/format.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cluster.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "common/main_guard.h"
+#include "runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace dtbench;
+
+std::string own_directory() {
+  char path[PATH_MAX] = {};
+  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  return n > 0 ? fs::path(std::string(path, n)).parent_path().string() : ".";
+}
+
+void add_run(CLI::App& app, RunOptions& o) {
+  auto* run = app.add_subcommand("run", "Run an experiment matrix over a hosts file (resumable)");
+  run->add_option("--hosts", o.hosts_path, "Hosts file (OpenMPI hostfile syntax), e.g. hosts/local")
+      ->required();
+  run->add_option("--matrix", o.matrix, "smoke | quick | standard | full, or a .json path")
+      ->capture_default_str();
+  run->add_option("--out", o.out_dir,
+                  "Results directory (default: results/<matrix>-<hosts>-<hostname>)");
+  run->add_option("--data-dir", o.data_dir, "Datasets (default: $DATA_DIR or data)");
+  run->add_option("--matrices-dir", o.matrices_dir, "Where matrix names are looked up")
+      ->capture_default_str();
+  run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
+  run->add_flag("--retry-failed", o.retry_failed,
+                "Rerun only the experiments that failed, timed out or were skipped");
+}
+
+void add_cluster(CLI::App& app, ClusterSpec& spec, std::string& hosts_out, bool& json) {
+  auto* cluster = app.add_subcommand("cluster", "The emulated cluster (network namespaces)");
+  cluster->require_subcommand(1);
+  auto* up = cluster->add_subcommand("up", "Create (or reshape) it; needs root and iproute2");
+  up->add_option("--nodes", spec.hosts, "Number of hosts")->capture_default_str();
+  up->add_option("--rate", spec.rate, "Every link's rate (tc units: 1gbit, 100mbit; none)")
+      ->capture_default_str();
+  up->add_option("--delay", spec.delay, "Per-direction delay (needs netem in the kernel; none)")
+      ->capture_default_str();
+  up->add_option("--bottleneck-host", spec.bottleneck_host,
+                 "This host (0-based) gets --bottleneck-rate");
+  up->add_option("--bottleneck-rate", spec.bottleneck_rate, "The bottleneck host's link rate")
+      ->capture_default_str();
+  up->add_option("--subnet", spec.subnet, "The cluster's /24 (first three octets)")
+      ->capture_default_str();
+  up->add_option("--write-hosts", hosts_out, "Also write the matching hosts file here");
+  for (auto* sub : {up, cluster->add_subcommand("down", "Remove everything up made"),
+                    cluster->add_subcommand("status", "Show hosts, addresses and shaping")}) {
+    sub->add_option("--prefix", spec.prefix, "Name prefix of its namespaces and links")
+        ->capture_default_str();
+  }
+  cluster->get_subcommand("status")->add_flag("--json", json, "As JSON");
+}
+
+int cluster_command(CLI::App& cluster, const ClusterSpec& spec, const std::string& hosts_out,
+                    bool json) {
+  if (cluster.got_subcommand("up")) {
+    cluster_up(spec);
+    if (!hosts_out.empty()) write_file_atomically(hosts_out, cluster_hosts_file(spec));
+  } else if (cluster.got_subcommand("down")) {
+    cluster_down(spec.prefix);
+    fmt::print("emulated cluster {}*: down\n", spec.prefix);
+    return 0;
+  }
+  nlohmann::json status = cluster_status(spec.prefix);
+  if (json) {
+    fmt::print("{}\n", status.dump(2));
+  } else if (!status["up"].get<bool>()) {
+    fmt::print("emulated cluster {}*: down\n", spec.prefix);
+  } else {
+    fmt::print("emulated cluster {}*: up, {} hosts; delay {}\n", spec.prefix,
+               status["hosts"].size(),
+               status["delay_emulated"].get<bool>() ? status["spec"]["delay"].get<std::string>()
+                                                    : "not emulated (this kernel has no netem)");
+    for (const auto& h : status["hosts"]) {
+      fmt::print("  {:<10} {:<12} {}\n", h["namespace"].get<std::string>(),
+                 h["address"].get<std::string>(), h["qdisc"].get<std::string>());
+    }
+  }
+  return status["up"].get<bool>() || !cluster.got_subcommand("status") ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return guarded_main("dtbench", [&] {
+    CLI::App app("dtbench: distributed-training benchmarks over a hosts file", "dtbench");
+    app.require_subcommand(1);
+    RunOptions run;
+    const char* data = std::getenv("DATA_DIR");
+    run.data_dir = data != nullptr && *data != '\0' ? data : "data";
+    run.bin_dir = own_directory();
+    run.matrices_dir = DTBENCH_SOURCE_DIR "/harness/matrices";
+    run.netns_agent = DTBENCH_SOURCE_DIR "/harness/netns-agent";
+    add_run(app, run);
+    ClusterSpec spec;
+    std::string hosts_out;
+    bool json = false;
+    add_cluster(app, spec, hosts_out, json);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw UserError(first_line(e.what()));
+    }
+    if (app.got_subcommand("run")) return run_matrix(run);
+    return cluster_command(*app.get_subcommand("cluster"), spec, hosts_out, json);
+  });
+}

@@ -1,0 +1,86 @@
+#include "experiment_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace dtbench {
+namespace {
+
+std::string flag_of(const std::string& key) {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+std::string value_of(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::vector<std::string> mpirun_argv(const Experiment& e, const HostsFile& hosts,
+                                     const CommandSettings& s) {
+  std::vector<std::string> argv = {
+      s.mpirun, "-np",   std::to_string(e.ranks), "--hostfile", hosts.path, "--bind-to",
+      "none",   "--mca", "mpi_yield_when_idle",   "1"};
+  if (hosts.emulated) {
+    // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
+    std::string subnet = hosts.subnet + ".0/24";
+    argv.insert(argv.end(), {"--mca", "plm_rsh_agent", s.netns_agent, "--mca", "oob_tcp_if_include",
+                             subnet, "--mca", "btl_tcp_if_include", subnet, "--mca", "pml", "ob1",
+                             "--mca", "btl", "tcp,self", "-x", "GLOO_SOCKET_IFNAME=eth0", "-x",
+                             "DTBENCH_NETNS_PREFIX=" + hosts.netns_prefix});
+  }
+  return argv;
+}
+
+std::vector<std::string> train_args(const Experiment& e, const HostsFile& hosts,
+                                    const CommandSettings& s, const std::string& result_path) {
+  std::vector<std::string> args = {s.bin_dir + "/dtbench-train", "--data-dir", s.data_dir, "--out",
+                                   result_path};
+  for (const auto& [key, value] : e.params.items()) {
+    if (key == "eval") {
+      if (!value.get<bool>()) args.push_back("--no-eval");
+      continue;
+    }
+    args.insert(args.end(), {flag_of(key), value_of(value)});
+  }
+  if (hosts.emulated && !e.params.contains("threads")) {
+    // Every namespace looks like a whole machine to the trainer; they share this one.
+    args.insert(args.end(), {"--threads", std::to_string(std::max(1, s.cores / e.ranks))});
+  }
+  return args;
+}
+
+std::vector<std::string> collectives_args(const Experiment& e, const HostsFile& hosts,
+                                          const CommandSettings& s,
+                                          const std::string& result_path) {
+  std::vector<std::string> args = {s.bin_dir + "/bench_collectives", "--hosts", hosts.path,
+                                   "--benchmark_out=" + result_path, "--benchmark_out_format=json"};
+  const auto& p = e.params;
+  if (p.contains("backend")) args.insert(args.end(), {"--backend", p["backend"]});
+  if (p.contains("filter")) args.push_back("--benchmark_filter=" + p["filter"].get<std::string>());
+  if (p.contains("repetitions")) {
+    args.push_back(fmt::format("--benchmark_repetitions={}", p["repetitions"].get<int>()));
+  }
+  if (p.value("fault_wrong", false)) args.push_back("--fault-wrong");
+  return args;
+}
+
+}  // namespace
+
+std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
+                                         const CommandSettings& s, const std::string& result_path) {
+  std::vector<std::string> argv = mpirun_argv(e, hosts, s);
+  auto binary = e.kind == "collectives" ? collectives_args(e, hosts, s, result_path)
+                                        : train_args(e, hosts, s, result_path);
+  argv.insert(argv.end(), binary.begin(), binary.end());
+  return argv;
+}
+
+std::map<std::string, std::string> experiment_env() {
+  if (geteuid() != 0) return {};
+  return {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+}
+
+}  // namespace dtbench

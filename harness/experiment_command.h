@@ -1,0 +1,27 @@
+#pragma once
+// The command line of one experiment: mpirun with the hosts file and the launch settings the
+// hosts need, then the experiment's binary with its options. An argv, never a shell string.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hosts_file.h"
+#include "matrix.h"
+
+namespace dtbench {
+
+struct CommandSettings {
+  std::string mpirun = "mpirun";
+  std::string bin_dir;      // where dtbench-train and bench_collectives are
+  std::string netns_agent;  // harness/netns-agent, for emulated hosts
+  std::string data_dir;
+  int cores = 1;  // this machine's CPUs (emulated hosts share them)
+};
+
+std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
+                                         const CommandSettings& s, const std::string& result_path);
+
+// Variables the launch needs in mpirun's environment (root permission for OpenMPI).
+std::map<std::string, std::string> experiment_env();
+
+}  // namespace dtbench

@@ -1,0 +1,328 @@
+#include "matrix.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "common/error.h"
+#include "common/registry.h"
+#include "models/models.h"
+#include "sync/grad_sync.h"
+
+namespace dtbench {
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+// The options each kind of experiment passes to its binary (key -> JSON type).
+const std::map<std::string, std::map<std::string, char>>& binary_keys() {
+  // s: string, i: integer, n: number, b: boolean
+  static const std::map<std::string, std::map<std::string, char>> keys = {
+      {"train", {{"model", 's'},          {"dataset", 's'},
+                 {"sync", 's'},           {"backend", 's'},
+                 {"mode", 's'},           {"aggregate", 's'},
+                 {"bucket_mb", 'n'},      {"global_batch", 'i'},
+                 {"epochs", 'i'},         {"max_iters", 'i'},
+                 {"eval", 'b'},           {"eval_limit", 'i'},
+                 {"eval_batch", 'i'},     {"lr", 'n'},
+                 {"momentum", 'n'},       {"weight_decay", 'n'},
+                 {"slow_rank", 'i'},      {"slow_ms", 'n'},
+                 {"seed", 'i'},           {"threads", 'i'},
+                 {"log_interval", 'i'},   {"fault_hang_rank", 'i'},
+                 {"fault_kill_rank", 'i'}}},
+      {"collectives",
+       {{"backend", 's'}, {"filter", 's'}, {"repetitions", 'i'}, {"fault_wrong", 'b'}}},
+  };
+  return keys;
+}
+
+const std::set<std::string> kHarnessKeys = {
+    "group",   "kind",      "ranks",           "timeout_s",      "estimate_s",
+    "exclude", "link_rate", "bottleneck_host", "bottleneck_rate"};
+
+bool has_type(const ojson& v, char type) {
+  switch (type) {
+    case 's':
+      return v.is_string();
+    case 'i':
+      return v.is_number_integer();
+    case 'n':
+      return v.is_number();
+    case 'b':
+      return v.is_boolean();
+  }
+  return false;
+}
+
+std::string text_of(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+ojson read_json(const std::string& path) {
+  std::ifstream in(path);
+  require(in.good(), fmt::format("cannot read matrix file {}", path));
+  try {
+    return ojson::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(
+        fmt::format("matrix file {} is not valid JSON: {}", path, first_line(e.what())));
+  }
+}
+
+std::string resolve_path(const std::string& name_or_path, const std::string& dir) {
+  bool is_path =
+      name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
+  if (is_path) return name_or_path;
+  std::string path = (fs::path(dir) / (name_or_path + ".json")).string();
+  if (fs::exists(path)) return path;
+  std::vector<std::string> known;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir, ec)) {
+    if (f.path().extension() == ".json") known.push_back(f.path().stem().string());
+  }
+  std::sort(known.begin(), known.end());
+  throw UserError(
+      fmt::format("unknown matrix '{}' (known: {})", name_or_path,
+                  known.empty() ? "none in " + dir : fmt::format("{}", fmt::join(known, ", "))));
+}
+
+// One experiment from a fully scalar entry.
+Experiment make_experiment(const ojson& entry, const std::string& where) {
+  Experiment e;
+  require(entry.contains("group") && entry["group"].is_string() &&
+              std::regex_match(entry["group"].get<std::string>(), std::regex("[a-z0-9_]+")),
+          where + ": needs \"group\": a name of lower-case letters, digits and _");
+  e.group = entry["group"];
+  e.kind = entry.value("kind", "train");
+  auto kind = binary_keys().find(e.kind);
+  require(kind != binary_keys().end(),
+          fmt::format("{}: unknown kind '{}' (known: train, collectives)", where, e.kind));
+  auto number = [&](const char* key, double fallback) {
+    if (!entry.contains(key)) return fallback;
+    require(entry[key].is_number() && entry[key].get<double>() >= 0,
+            fmt::format("{}: \"{}\" must be a number >= 0", where, key));
+    return entry[key].get<double>();
+  };
+  e.ranks = static_cast<int>(number("ranks", 1));
+  require(e.ranks >= 1 && number("ranks", 1) == e.ranks,
+          where + ": \"ranks\" must be a whole number >= 1");
+  e.timeout_s = number("timeout_s", e.timeout_s);
+  e.estimate_s = number("estimate_s", e.estimate_s);
+  e.network.link_rate = entry.value("link_rate", "");
+  e.network.bottleneck_host = static_cast<int>(number("bottleneck_host", -1));
+  e.network.bottleneck_rate = entry.value("bottleneck_rate", "");
+  require((e.network.bottleneck_host >= 0) == !e.network.bottleneck_rate.empty(),
+          where + ": bottleneck_host and bottleneck_rate go together");
+  for (const auto& [key, value] : entry.items()) {
+    if (kHarnessKeys.count(key) != 0) continue;
+    auto type = kind->second.find(key);
+    require(type != kind->second.end(),
+            fmt::format("{}: unknown key '{}' for kind {}", where, key, e.kind));
+    require(has_type(value, type->second),
+            fmt::format("{}: '{}' has the wrong type ({})", where, key, value.dump()));
+    e.params[key] = value;
+  }
+  return e;
+}
+
+// The values a training experiment's binary would reject, caught before anything runs.
+void check_train_values(const Experiment& e, const std::string& where) {
+  try {
+    const auto& p = e.params;
+    const ModelSpec& model = find_model(p.value("model", "vgg11"));
+    int64_t batch = p.value("global_batch", model.global_batch);
+    require(batch % e.ranks == 0,
+            fmt::format("global batch {} does not divide by {} ranks", batch, e.ranks));
+    if (p.contains("sync")) {
+      const SyncSpec& sync = find_sync(p["sync"]);
+      if (p.contains("mode")) {
+        SyncMode mode = parse_mode(p["mode"]);
+        require(std::find(sync.modes.begin(), sync.modes.end(), mode) != sync.modes.end(),
+                fmt::format("sync {} has no mode {}", sync.name, text_of(p["mode"])));
+      }
+    }
+    if (p.contains("aggregate")) parse_aggregate(p["aggregate"]);
+    if (p.contains("slow_rank")) {
+      require(p["slow_rank"].get<int>() < e.ranks, "slow_rank is not one of the ranks");
+    }
+  } catch (const UserError& error) {
+    throw UserError(fmt::format("{} ({}): {}", where, e.name, error.what()));
+  }
+}
+
+void check_backend(const Experiment& e, const std::string& where) {
+  if (!e.params.contains("backend")) return;
+  std::string b = e.params["backend"];
+  require(b == "mpi" || b == "gloo" || b == "auto",
+          fmt::format("{} ({}): unknown backend '{}' (known: mpi, gloo)", where, e.name, b));
+}
+
+void name_experiment(Experiment& e) {
+  std::vector<std::string> parts;
+  nlohmann::json all = e.params;  // sorted by key
+  all["ranks"] = e.ranks;
+  if (!e.network.link_rate.empty()) all["link_rate"] = e.network.link_rate;
+  if (e.network.bottleneck_host >= 0) {
+    all["bottleneck_host"] = e.network.bottleneck_host;
+    all["bottleneck_rate"] = e.network.bottleneck_rate;
+  }
+  for (const auto& [key, value] : all.items()) parts.push_back(key + "=" + text_of(value));
+  if (e.repeat > 0) parts.push_back(fmt::format("rep={}", e.repeat));
+  e.name = fmt::format("{}/{}", e.group, fmt::join(parts, ","));
+}
+
+bool excluded(const ojson& combination, const ojson& excludes) {
+  for (const auto& rule : excludes) {
+    bool all_match = true;
+    for (const auto& [key, value] : rule.items()) {
+      all_match = all_match && combination.contains(key) && combination[key] == value;
+    }
+    if (all_match) return true;
+  }
+  return false;
+}
+
+// Appends the cartesian product of entry's array values (in the entry's key order).
+void expand_entry(const ojson& entry, const std::string& where, std::vector<ojson>* out) {
+  std::vector<ojson> combos = {ojson::object()};
+  for (const auto& [key, value] : entry.items()) {
+    if (key == "exclude") continue;
+    std::vector<ojson> next;
+    if (value.is_array()) {
+      require(!value.empty(), fmt::format("{}: '{}' is an empty list", where, key));
+    }
+    for (const auto& partial : combos) {
+      for (const auto& v : value.is_array() ? value : ojson::array({value})) {
+        ojson c = partial;
+        c[key] = v;
+        next.push_back(c);
+      }
+    }
+    combos.swap(next);
+  }
+  ojson excludes = entry.value("exclude", ojson::array());
+  require(excludes.is_array(), where + ": \"exclude\" must be a list of objects");
+  for (auto& c : combos) {
+    if (!excluded(c, excludes)) out->push_back(c);
+  }
+}
+
+// The entries of a matrix document after "extends" (at most a few levels), with defaults.
+void collect_entries(const std::string& path, const std::string& dir, int depth,
+                     std::vector<std::pair<ojson, std::string>>* entries, int* repeats,
+                     std::string* description) {
+  require(depth < 5, fmt::format("matrix {}: \"extends\" goes too deep", path));
+  ojson doc = read_json(path);
+  require(doc.is_object() && (doc.contains("entries") || doc.contains("extends")),
+          fmt::format("matrix {}: needs \"entries\" (or \"extends\")", path));
+  for (const auto& [key, value] : doc.items()) {
+    static const std::set<std::string> known = {"description", "extends", "repeats", "defaults",
+                                                "entries"};
+    require(known.count(key) != 0, fmt::format("matrix {}: unknown key '{}'", path, key));
+  }
+  if (doc.contains("extends")) {
+    collect_entries(resolve_path(doc["extends"].get<std::string>(), dir), dir, depth + 1, entries,
+                    repeats, description);
+  }
+  if (doc.contains("repeats")) {
+    require(doc["repeats"].is_number_integer() && doc["repeats"].get<int>() >= 1,
+            fmt::format("matrix {}: \"repeats\" must be a whole number >= 1", path));
+    *repeats = doc["repeats"];
+  }
+  if (doc.contains("description")) *description = doc["description"];
+  ojson defaults = doc.value("defaults", ojson::object());
+  ojson list = doc.value("entries", ojson::array());
+  require(defaults.is_object() && list.is_array(),
+          fmt::format("matrix {}: \"defaults\" must be an object, \"entries\" a list", path));
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string where = fmt::format("matrix {} entry {}", path, i + 1);
+    require(list[i].is_object(), where + ": not an object");
+    // Defaults fill in what an entry leaves out, where they mean something for its kind.
+    std::string kind = list[i].value("kind", defaults.value("kind", "train"));
+    auto own = binary_keys().find(kind);
+    ojson merged = ojson::object();
+    for (const auto& [key, value] : defaults.items()) {
+      bool applies = kHarnessKeys.count(key) != 0 ||
+                     (own != binary_keys().end() && own->second.count(key) != 0);
+      if (applies) merged[key] = value;
+    }
+    for (const auto& [key, value] : list[i].items()) merged[key] = value;
+    entries->emplace_back(merged, where);
+  }
+}
+
+}  // namespace
+
+std::string Experiment::dir() const {
+  std::string rest = name.substr(group.size() + 1);
+  for (char& c : rest) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        std::string("=,._-").find(c) == std::string::npos)
+      c = '_';
+  }
+  return group + "/" + rest;
+}
+
+nlohmann::json Experiment::to_json() const {
+  nlohmann::json j = {{"name", name},    {"group", group},         {"kind", kind},
+                      {"ranks", ranks},  {"timeout_s", timeout_s}, {"estimate_s", estimate_s},
+                      {"params", params}};
+  if (repeat > 0) j["repeat"] = repeat;
+  if (!network.empty()) {
+    j["network"] = {{"link_rate", network.link_rate},
+                    {"bottleneck_host", network.bottleneck_host},
+                    {"bottleneck_rate", network.bottleneck_rate}};
+  }
+  return j;
+}
+
+double Matrix::estimate_s() const {
+  double total = 0;
+  for (const auto& e : experiments) total += e.estimate_s;
+  return total;
+}
+
+Matrix load_matrix(const std::string& name_or_path, const std::string& matrices_dir) {
+  Matrix m;
+  m.path = resolve_path(name_or_path, matrices_dir);
+  m.name = fs::path(m.path).stem().string();
+  std::vector<std::pair<ojson, std::string>> entries;
+  int repeats = 1;
+  collect_entries(m.path, matrices_dir, 0, &entries, &repeats, &m.description);
+  std::set<std::string> names;
+  for (const auto& [entry, where] : entries) {
+    std::vector<ojson> combos;
+    expand_entry(entry, where, &combos);
+    for (const auto& combo : combos) {
+      for (int rep = repeats > 1 ? 1 : 0; rep <= (repeats > 1 ? repeats : 0); ++rep) {
+        Experiment e = make_experiment(combo, where);
+        e.repeat = rep;
+        if (rep > 1) e.params["seed"] = e.params.value("seed", 1) + rep - 1;
+        name_experiment(e);
+        if (e.kind == "train") check_train_values(e, where);
+        check_backend(e, where);
+        require(names.insert(e.name).second,
+                fmt::format("{}: experiment {} appears twice", where, e.name));
+        m.experiments.push_back(e);
+      }
+    }
+  }
+  require(!m.experiments.empty(), fmt::format("matrix {} has no experiments", m.path));
+  return m;
+}
+
+void check_matrix_fits(const Matrix& matrix, const HostsFile& hosts) {
+  for (const auto& e : matrix.experiments) {
+    require(e.ranks <= hosts.total_slots(),
+            fmt::format("matrix {}: {} asks for {} ranks but {} provides {} slots", matrix.name,
+                        e.name, e.ranks, hosts.path, hosts.total_slots()));
+  }
+}
+
+}  // namespace dtbench

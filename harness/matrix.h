@@ -1,0 +1,60 @@
+#pragma once
+// Experiment matrices (harness/matrices/<name>.json). A matrix is a list of entries; every
+// value given as an array is a dimension, and an entry expands to the cartesian product:
+//
+//   {"description": "...", "extends": "standard", "repeats": 3,
+//    "defaults": {"ranks": 4, "max_iters": 40},
+//    "entries": [{"group": "sync_methods", "kind": "train", "model": "vgg11",
+//                 "sync": ["allreduce", "bucketed"], "backend": ["mpi", "gloo"],
+//                 "exclude": [{"sync": "c10d_ddp", "backend": "mpi"}], "estimate_s": 60}]}
+//
+// Harness keys: group, kind (train | collectives), ranks, timeout_s, estimate_s, exclude and
+// the network profile link_rate, bottleneck_host, bottleneck_rate (emulated cluster only).
+// Every other key is an option of the experiment's binary (underscores become dashes).
+// docs/harness.md lists them.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "hosts_file.h"
+
+namespace dtbench {
+
+struct NetworkProfile {
+  std::string link_rate;        // every host's link, e.g. "1gbit"; "" = the cluster's own
+  int bottleneck_host = -1;     // this host (0-based) gets bottleneck_rate instead
+  std::string bottleneck_rate;  // e.g. "100mbit"
+  bool empty() const { return link_rate.empty() && bottleneck_host < 0; }
+};
+
+struct Experiment {
+  std::string name;  // "<group>/<key>=<value>,..." (all parameters, sorted): unique in a matrix
+  std::string group;
+  std::string kind;  // train | collectives
+  int ranks = 1;
+  double timeout_s = 900;
+  double estimate_s = 60;
+  int repeat = 0;  // 1-based repetition when the matrix repeats, else 0
+  nlohmann::json params = nlohmann::json::object();  // the binary's options, key -> scalar
+  NetworkProfile network;
+
+  std::string dir() const;  // relative directory for its outputs: "<group>/<sanitised rest>"
+  nlohmann::json to_json() const;
+};
+
+struct Matrix {
+  std::string name, path, description;
+  std::vector<Experiment> experiments;
+  double estimate_s() const;
+};
+
+// name_or_path: a name in matrices_dir (smoke, quick, ...) or a path to a .json file.
+// UserError on an unknown name, unreadable or malformed file, unknown key or value.
+Matrix load_matrix(const std::string& name_or_path, const std::string& matrices_dir);
+
+// Checks that the experiments fit on these hosts (ranks <= slots) and that network profiles
+// are only asked of an emulated cluster. UserError naming the first experiment that does not.
+void check_matrix_fits(const Matrix& matrix, const HostsFile& hosts);
+
+}  // namespace dtbench

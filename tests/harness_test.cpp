@@ -1,0 +1,317 @@
+// The dtbench harness in-process: hosts files, matrix expansion and validation, the command
+// line of an experiment, progress/ETA and the child-process runner.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "cluster.h"
+#include "common/error.h"
+#include "experiment_command.h"
+#include "fixtures.h"
+#include "hosts_file.h"
+#include "matrix.h"
+#include "process.h"
+#include "progress.h"
+
+namespace dtbench {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+const std::string kSource = DTBENCH_SOURCE_DIR;
+const std::string kMatrices = kSource + "/harness/matrices";
+
+// The UserError message of body, or "" when it does not throw one.
+template <typename F>
+std::string user_error(F body) {
+  try {
+    body();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+TEST(HostsFile, TheCommittedFilesParse) {
+  HostsFile local = read_hosts_file(kSource + "/hosts/local");
+  ASSERT_EQ(local.hosts.size(), 1u);
+  EXPECT_EQ(local.hosts[0].name, "localhost");
+  EXPECT_EQ(local.total_slots(), 4);
+  EXPECT_FALSE(local.emulated);
+
+  HostsFile netns = read_hosts_file(kSource + "/hosts/netns-4");
+  EXPECT_TRUE(netns.emulated);
+  EXPECT_EQ(netns.netns_prefix, "dtb-");
+  EXPECT_EQ(netns.subnet, "10.99.0");
+  ASSERT_EQ(netns.hosts.size(), 4u);
+  EXPECT_EQ(netns.hosts[3].name, "10.99.0.4");
+  EXPECT_EQ(netns.total_slots(), 4);
+
+  HostsFile cloudlab = read_hosts_file(kSource + "/hosts/cloudlab-4.example");
+  ASSERT_EQ(cloudlab.hosts.size(), 4u);
+  EXPECT_EQ(cloudlab.hosts[0].name, "10.10.1.1");
+}
+
+TEST(HostsFile, OpenMpiSyntaxWithCommentsAndMaxSlots) {
+  HostsFile f = parse_hosts_file(
+      "# a comment\n\nnode-1 slots=2 max_slots=4   # trailing\n node2.example.org  slots=3\n", "h");
+  ASSERT_EQ(f.hosts.size(), 2u);
+  EXPECT_EQ(f.hosts[0].name, "node-1");
+  EXPECT_EQ(f.hosts[0].slots, 2);
+  EXPECT_EQ(f.hosts[1].name, "node2.example.org");
+  EXPECT_EQ(f.total_slots(), 5);
+}
+
+TEST(HostsFile, MalformedFilesNameTheFileAndLine) {
+  EXPECT_EQ(user_error([] { parse_hosts_file("a slots=1\nb\n", "h"); }),
+            "hosts file h line 2: host 'b' has no slots=N (dtbench places ranks by slots)");
+  EXPECT_THAT(user_error([] { parse_hosts_file("a slots=x\n", "h"); }),
+              HasSubstr("h line 1: 'slots=x' needs a positive whole number"));
+  EXPECT_THAT(user_error([] { parse_hosts_file("a slots=0\n", "h"); }),
+              HasSubstr("positive whole number"));
+  EXPECT_THAT(user_error([] { parse_hosts_file("a slots=1 cpus=2\n", "h"); }),
+              HasSubstr("line 1: unknown field 'cpus=2'"));
+  EXPECT_THAT(user_error([] { parse_hosts_file("a slots=1\na slots=2\n", "h"); }),
+              HasSubstr("line 2: host 'a' is listed twice"));
+  EXPECT_THAT(user_error([] { parse_hosts_file("a;rm slots=1\n", "h"); }),
+              HasSubstr("is not a host name or address"));
+  EXPECT_EQ(user_error([] { parse_hosts_file("# nothing\n", "h"); }),
+            "hosts file h lists no hosts");
+  EXPECT_THAT(user_error([] { parse_hosts_file("#dtbench: fancy\na slots=1\n", "h"); }),
+              HasSubstr("unknown dtbench directive"));
+  EXPECT_THAT(user_error([] { parse_hosts_file("#dtbench: emulated subnet=10.1\n", "h"); }),
+              HasSubstr("bad emulated option 'subnet=10.1'"));
+  EXPECT_EQ(user_error([] { read_hosts_file("/nonexistent/hosts"); }),
+            "cannot read hosts file /nonexistent/hosts");
+}
+
+TEST(Matrix, TheCommittedMatricesLoadAndFitTheirHosts) {
+  HostsFile local = read_hosts_file(kSource + "/hosts/local");
+  HostsFile netns = read_hosts_file(kSource + "/hosts/netns-4");
+  size_t standard = 0;
+  for (const char* name : {"smoke", "quick", "standard", "full"}) {
+    SCOPED_TRACE(name);
+    Matrix m = load_matrix(name, kMatrices);
+    EXPECT_EQ(m.name, name);
+    EXPECT_FALSE(m.description.empty());
+    check_matrix_fits(m, local);
+    check_matrix_fits(m, netns);
+    std::set<std::string> groups, dirs;
+    for (const auto& e : m.experiments) {
+      groups.insert(e.group);
+      EXPECT_TRUE(dirs.insert(e.dir()).second) << e.dir();
+    }
+    // Every question of the report has experiments in every matrix.
+    for (const char* g : {"sync_methods", "bucket_sweep", "batch_size", "epochs",
+                          "bottleneck_compute", "bottleneck_link", "scaling", "collectives"}) {
+      EXPECT_EQ(groups.count(g), 1u) << g;
+    }
+    if (std::string(name) == "standard") standard = m.experiments.size();
+    if (std::string(name) == "full") EXPECT_EQ(m.experiments.size(), 3 * standard);
+  }
+}
+
+TEST(Matrix, ExpandsArraysAsACartesianProductMinusExclusions) {
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({
+    "defaults": {"ranks": 4, "model": "lenet5", "max_iters": 40},
+    "entries": [
+      {"group": "g", "sync": ["allreduce", "c10d_ddp"], "backend": ["mpi", "gloo"],
+       "exclude": [{"sync": "c10d_ddp", "backend": "mpi"}], "estimate_s": 5},
+      {"group": "c", "kind": "collectives", "backend": "mpi", "ranks": [2, 4]}
+    ]})");
+  Matrix m = load_matrix(path, kMatrices);
+  ASSERT_EQ(m.experiments.size(), 5u);
+  EXPECT_EQ(m.experiments[0].name,
+            "g/backend=mpi,max_iters=40,model=lenet5,ranks=4,sync=allreduce");
+  EXPECT_EQ(m.experiments[1].name,
+            "g/backend=gloo,max_iters=40,model=lenet5,ranks=4,sync=allreduce");
+  EXPECT_EQ(m.experiments[2].name,
+            "g/backend=gloo,max_iters=40,model=lenet5,ranks=4,sync=c10d_ddp");
+  // Defaults apply where they mean something: a collectives experiment has no model.
+  EXPECT_EQ(m.experiments[3].name, "c/backend=mpi,ranks=2");
+  EXPECT_EQ(m.experiments[4].ranks, 4);
+  EXPECT_EQ(m.experiments[4].kind, "collectives");
+  EXPECT_DOUBLE_EQ(m.estimate_s(), 3 * 5 + 2 * 60);
+}
+
+TEST(Matrix, RepeatsVarySeedsAndExtendsReusesEntries) {
+  TempDir dir;
+  write(dir, "base.json", R"({"entries": [{"group": "g", "model": "lenet5", "seed": 7}]})");
+  std::string path = write(dir, "rep.json", R"({"extends": "base", "repeats": 2})");
+  Matrix m = load_matrix(path, dir.path());
+  ASSERT_EQ(m.experiments.size(), 2u);
+  EXPECT_EQ(m.experiments[0].repeat, 1);
+  EXPECT_EQ(m.experiments[0].params["seed"], 7);
+  EXPECT_EQ(m.experiments[1].params["seed"], 8);
+  EXPECT_THAT(m.experiments[1].name, HasSubstr(",rep=2"));
+}
+
+TEST(Matrix, BadMatricesAreOneLineErrors) {
+  TempDir dir;
+  auto error_of = [&](const std::string& text) {
+    std::string path = write(dir, "bad.json", text);
+    return user_error([&] { load_matrix(path, kMatrices); });
+  };
+  EXPECT_THAT(user_error([] { load_matrix("huge", kMatrices); }),
+              HasSubstr("unknown matrix 'huge' (known: full, quick, smoke, standard)"));
+  EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
+              HasSubstr("entry 1: unknown key 'colour' for kind train"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "kind": "magic"}]})"),
+              HasSubstr("unknown kind 'magic'"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "epochs": "two"}]})"),
+              HasSubstr("'epochs' has the wrong type"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "sync": "telepathy"}]})"),
+              HasSubstr("unknown sync strategy 'telepathy'"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "model": "lenet5", "ranks": 3}]})"),
+              HasSubstr("global batch 64 does not divide by 3 ranks"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "sync": "bucketed", "mode": "stale"}]})"),
+              HasSubstr("sync bucketed has no mode stale"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "backend": "pigeon"}]})"),
+              HasSubstr("unknown backend 'pigeon'"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "sync": []}]})"),
+              HasSubstr("'sync' is an empty list"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g"}, {"group": "g"}]})"),
+              HasSubstr("appears twice"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "bottleneck_host": 3}]})"),
+              HasSubstr("bottleneck_host and bottleneck_rate go together"));
+  EXPECT_THAT(error_of(R"({"entries": []})"), HasSubstr("has no experiments"));
+}
+
+TEST(Matrix, MoreRanksThanSlotsIsAnError) {
+  Matrix m = load_matrix("smoke", kMatrices);
+  HostsFile two = parse_hosts_file("localhost slots=2\n", "two");
+  EXPECT_THAT(user_error([&] { check_matrix_fits(m, two); }),
+              HasSubstr("asks for 4 ranks but two provides 2 slots"));
+}
+
+TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({"entries": [
+      {"group": "g", "model": "lenet5", "eval": false, "ranks": 2, "bucket_mb": 0.5,
+       "sync": "bucketed"}]})");
+  Experiment e = load_matrix(path, kMatrices).experiments.at(0);
+  CommandSettings s{"mpirun", "/b", "/agent", "/data", 2};
+  HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
+  auto argv = experiment_argv(e, local, s, "/out/result.json");
+  std::vector<std::string> expected = {"mpirun",
+                                       "-np",
+                                       "2",
+                                       "--hostfile",
+                                       "/h",
+                                       "--bind-to",
+                                       "none",
+                                       "--mca",
+                                       "mpi_yield_when_idle",
+                                       "1",
+                                       "/b/dtbench-train",
+                                       "--data-dir",
+                                       "/data",
+                                       "--out",
+                                       "/out/result.json",
+                                       "--bucket-mb",
+                                       "0.5",
+                                       "--no-eval",
+                                       "--model",
+                                       "lenet5",
+                                       "--sync",
+                                       "bucketed"};
+  EXPECT_EQ(argv, expected);
+
+  HostsFile netns = read_hosts_file(kSource + "/hosts/netns-4");
+  argv = experiment_argv(e, netns, s, "/out/result.json");
+  std::string line = fmt::format("{}", fmt::join(argv, " "));
+  EXPECT_THAT(line, HasSubstr("--mca plm_rsh_agent /agent"));
+  EXPECT_THAT(line, HasSubstr("--mca btl_tcp_if_include 10.99.0.0/24"));
+  EXPECT_THAT(line, HasSubstr("-x GLOO_SOCKET_IFNAME=eth0"));
+  EXPECT_THAT(line, HasSubstr("--threads 1"));  // 2 cores shared by 2 namespaces
+}
+
+TEST(Cluster, RatesParseInTcUnits) {
+  EXPECT_DOUBLE_EQ(parse_rate("1gbit"), 1e9);
+  EXPECT_DOUBLE_EQ(parse_rate("100mbit"), 1e8);
+  EXPECT_DOUBLE_EQ(parse_rate("2.5mbit"), 2.5e6);
+  EXPECT_DOUBLE_EQ(parse_rate("800kbit"), 8e5);
+  EXPECT_THAT(user_error([] { parse_rate("fast"); }), HasSubstr("'fast' is not like 1gbit"));
+  EXPECT_THAT(user_error([] { parse_rate("0mbit"); }), HasSubstr("is not like"));
+  ClusterSpec spec;
+  std::string hosts = cluster_hosts_file(spec);
+  HostsFile parsed = parse_hosts_file(hosts, "generated");
+  EXPECT_TRUE(parsed.emulated);
+  EXPECT_EQ(parsed.total_slots(), 4);
+  // The committed hosts/netns-4 is exactly what `dtbench cluster up` describes.
+  std::ifstream committed(kSource + "/hosts/netns-4");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(committed), {}), hosts);
+}
+
+TEST(Progress, EtaScalesTheEstimatesByWhatWasMeasured) {
+  std::FILE* sink = std::tmpfile();
+  Progress p({10, 10, 20}, sink);
+  EXPECT_DOUBLE_EQ(p.eta_s(0), 40);
+  p.start(0, "a");
+  EXPECT_DOUBLE_EQ(p.eta_s(4), 36);
+  p.finish("ok", 20, true);  // twice the estimate: the rest should take twice as long
+  EXPECT_DOUBLE_EQ(p.eta_s(0), 60);
+  p.start(1, "b");
+  p.finish("done", 0, false);  // finished earlier: not a measurement
+  EXPECT_DOUBLE_EQ(p.eta_s(0), 40);
+  std::rewind(sink);
+  char line[256] = {};
+  ASSERT_NE(std::fgets(line, sizeof(line), sink), nullptr);
+  EXPECT_THAT(std::string(line), HasSubstr("[1/3] ok      a 20.0s | elapsed"));
+  std::fclose(sink);
+  EXPECT_EQ(format_duration(42.25), "42.2s");
+  EXPECT_EQ(format_duration(250), "4m10s");
+  EXPECT_EQ(format_duration(3725), "1h02m");
+}
+
+TEST(Process, ExitCodesOutputAndMissingPrograms) {
+  std::string out;
+  EXPECT_EQ(run_captured({"sh", "-c", "echo hello; echo oops >&2; exit 7"}, &out), 7);
+  EXPECT_EQ(out, "hello\noops\n");
+  EXPECT_EQ(run_captured({"sh", "-c", "kill -TERM $$"}, nullptr), 128 + 15);
+  EXPECT_THAT(user_error([] { run_captured({"/nonexistent/program"}, nullptr); }),
+              HasSubstr("cannot run /nonexistent/program: No such file"));
+}
+
+TEST(Process, ATimeoutEndsTheWholeProcessGroup) {
+  TempDir dir;
+  ProcessSpec spec;
+  // The child's own child would keep running if only the direct child were killed.
+  spec.argv = {"sh", "-c", "sleep 60 & echo $! > " + (dir / "pid") + "; wait"};
+  spec.timeout_s = 1;
+  auto began = std::chrono::steady_clock::now();
+  ProcessOutcome outcome = run_process(spec);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  EXPECT_TRUE(outcome.timed_out);
+  EXPECT_FALSE(outcome.interrupted);
+  EXPECT_NE(outcome.exit_code, 0);
+  EXPECT_LT(took, 10);
+  int pid = 0;
+  std::ifstream(dir / "pid") >> pid;
+  ASSERT_GT(pid, 0);
+  // Gone, or a zombie waiting for whoever reaps orphans here.
+  auto alive = [pid] {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_text, name, state;
+    return static_cast<bool>(stat >> pid_text >> name >> state) && state != "Z";
+  };
+  for (int i = 0; i < 20 && alive(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(alive()) << "the grandchild outlived the timeout";
+}
+
+}  // namespace
+}  // namespace dtbench
