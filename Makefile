@@ -13,7 +13,12 @@ PACKAGES := build-essential cmake git ca-certificates curl xz-utils \
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SOURCES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: help setup configure build data test train format format-check clean
+HOSTS     ?= hosts/local
+MATRIX    ?= quick
+RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
+
+.PHONY: help setup configure build data test train bench cluster-up cluster-down cluster-status \
+        format format-check clean
 
 help:
 	@echo "make setup         install every dependency with apt-get (Debian 12)"
@@ -21,6 +26,9 @@ help:
 	@echo "make data          CIFAR-10 + MNIST official archives into DATA_DIR (now: $(DATA_DIR))"
 	@echo "make test          build and run every test (ctest)"
 	@echo "make train         VGG-11 on CIFAR-10, 1 epoch, from DATA_DIR"
+	@echo "make bench         run MATRIX (now: $(MATRIX)) over HOSTS (now: $(HOSTS)) into RESULTS;"
+	@echo "                   rerun to resume; BENCH_ARGS=--retry-failed or --dry-run"
+	@echo "make cluster-up    the emulated 4-host cluster (root): hosts/netns-4; cluster-down, -status"
 	@echo "make format        clang-format every source file; format-check only checks"
 
 setup:
@@ -41,6 +49,19 @@ test: build
 
 train: build
 	$(BUILD_DIR)/dtbench-train --model vgg11 --dataset cifar10 --data-dir $(DATA_DIR) --epochs 1
+
+bench: build
+	$(BUILD_DIR)/dtbench run --hosts $(HOSTS) --matrix $(MATRIX) --data-dir $(DATA_DIR) \
+	  --out $(RESULTS) $(BENCH_ARGS)
+
+cluster-up: build
+	$(SUDO) $(BUILD_DIR)/dtbench cluster up $(CLUSTER_ARGS)
+
+cluster-down: build
+	$(SUDO) $(BUILD_DIR)/dtbench cluster down
+
+cluster-status: build
+	$(BUILD_DIR)/dtbench cluster status
 
 format:
 	clang-format -i $(SOURCES)

@@ -78,9 +78,13 @@ std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& h
   return argv;
 }
 
-std::map<std::string, std::string> experiment_env() {
-  if (geteuid() != 0) return {};
-  return {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+std::map<std::string, std::string> experiment_env(const HostsFile& hosts) {
+  std::map<std::string, std::string> env;
+  if (geteuid() == 0) {
+    env = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+  }
+  if (hosts.emulated) env["DTBENCH_NETNS_PREFIX"] = hosts.netns_prefix;
+  return env;
 }
 
 }  // namespace dtbench

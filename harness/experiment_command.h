@@ -21,7 +21,8 @@ struct CommandSettings {
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
                                          const CommandSettings& s, const std::string& result_path);
 
-// Variables the launch needs in mpirun's environment (root permission for OpenMPI).
-std::map<std::string, std::string> experiment_env();
+// Variables the launch needs in mpirun's environment: root permission for OpenMPI, and for
+// emulated hosts the namespace prefix that harness/netns-agent (mpirun's child) reads.
+std::map<std::string, std::string> experiment_env(const HostsFile& hosts);
 
 }  // namespace dtbench

@@ -8,6 +8,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "cluster.h"
@@ -92,19 +93,22 @@ class Runner {
     fmt::print("dtbench run: matrix {} ({} experiments, estimated {}), hosts {}, results in {}\n",
                matrix_.name, matrix_.experiments.size(), format_duration(matrix_.estimate_s()),
                hosts_.path, o_.out_dir);
-    int bad = 0;
+    std::map<std::string, int> count;
     for (size_t i = 0; i < matrix_.experiments.size() && !interrupted(); ++i) {
       progress.start(i, matrix_.experiments[i].name);
-      std::string outcome = run_one(matrix_.experiments[i], progress);
-      if (outcome != "ok" && outcome != "done") ++bad;
+      ++count[run_one(matrix_.experiments[i], progress)];
     }
     if (interrupted()) {
       fmt::print("dtbench run: interrupted; finished results are kept, rerun to resume\n");
       return 130;
     }
-    fmt::print("dtbench run: {} of {} experiments without a result; see status.json files in {}\n",
-               bad, matrix_.experiments.size(), o_.out_dir);
-    return bad == 0 ? 0 : 1;
+    int failed = count["failed"] + count["timeout"];
+    fmt::print(
+        "dtbench run: {} results ({} from earlier runs), {} failed or timed out, {} skipped "
+        "(they need the emulated cluster){}; in {}\n",
+        count["ok"] + count["done"], count["done"], failed, count["skipped"],
+        count["pending"] > 0 ? fmt::format(", {} not run yet", count["pending"]) : "", o_.out_dir);
+    return failed == 0 ? 0 : 1;
   }
 
  private:
@@ -158,7 +162,7 @@ class Runner {
     fs::remove(dir / "result.json", ec);
     ProcessSpec spec;
     spec.argv = experiment_argv(e, hosts_, settings_, partial);
-    spec.env = experiment_env();
+    spec.env = experiment_env(hosts_);
     spec.stdout_path = (dir / "stdout.log").string();
     spec.stderr_path = (dir / "stderr.log").string();
     spec.timeout_s = e.timeout_s;

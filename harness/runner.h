@@ -20,8 +20,8 @@ struct RunOptions {
   bool retry_failed = false;
 };
 
-// Returns the exit code: 0 when every experiment succeeded (now or earlier), 1 when some
-// failed, timed out or were skipped for want of what they need, 130 when interrupted.
+// Returns the exit code: 0 when no experiment failed or timed out (skipped ones, which need the
+// emulated cluster, are reported but are not failures), 1 otherwise, 130 when interrupted.
 int run_matrix(const RunOptions& options);
 
 }  // namespace dtbench

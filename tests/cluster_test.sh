@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The emulated cluster (needs root; exit 77 = skipped otherwise): `dtbench cluster up` makes
+# two namespaces on a bridge with 200 Mbit/s links, a 2-rank MPI job and a 2-rank Gloo job run
+# across them through `dtbench run`, the measured throughput is within 20% of the set rate
+# (also for a per-experiment 100 Mbit/s bottleneck, which is then undone), `up` again is
+# idempotent, and `down` removes everything. Own prefix and subnet: a user's cluster is untouched.
+#   usage: cluster_test.sh DTBENCH MAKE_FIXTURE
+set -uo pipefail
+dtbench=$1 make_fixture=$2
+if [ "$(id -u)" -ne 0 ]; then echo "skipped: the emulated cluster needs root"; exit 77; fi
+work=$(mktemp -d)
+prefix=dtbt-
+trap '"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1; rm -rf "$work"' EXIT
+"$make_fixture" "$work/data"
+status=0
+check() {  # check NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
+}
+py=/usr/bin/python3
+up=("$dtbench" cluster up --prefix $prefix --subnet 10.98.0 --nodes 2 --rate 200mbit --delay none)
+"${up[@]}" --write-hosts "$work/hosts" >"$work/up.out" 2>&1
+check "up: exit 0" test $? -eq 0
+cat "$work/up.out"
+check "up: two namespaces" test "$(ip netns list | grep -c "^${prefix}n[01] ")" -eq 2
+check "up: shaped at 200 Mbit/s" grep -q "rate 200Mbit" "$work/up.out"
+"${up[@]}" >"$work/up2.out" 2>&1
+check "up again: idempotent (exit $?)" test "$(ip netns list | grep -c "^${prefix}n")" -eq 2
+
+cat >"$work/matrix.json" <<'JSON'
+{"entries": [
+  {"group": "train", "ranks": 2, "model": "lenet5", "global_batch": 24, "eval": false,
+   "max_iters": 10, "sync": "allreduce", "backend": ["mpi", "gloo"]},
+  {"group": "link", "kind": "collectives", "ranks": 2, "backend": "mpi",
+   "filter": "^broadcast/backend:mpi/bytes:4194304/"},
+  {"group": "slow", "kind": "collectives", "ranks": 2, "backend": "mpi",
+   "filter": "^broadcast/backend:mpi/bytes:1048576/", "bottleneck_host": 1,
+   "bottleneck_rate": "100mbit"}
+]}
+JSON
+"$dtbench" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/data" \
+  --out "$work/r" >"$work/run.out" 2>&1
+code=$?
+cat "$work/run.out"
+check "run across namespaces: exit 0 ($code)" test $code -eq 0
+for backend in mpi gloo; do
+  record=$(find "$work/r/experiments/train" -path "*backend=$backend*" -name result.json)
+  hosts=$($py -c 'import json,sys; print(" ".join(r["host"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$record")
+  check "$backend job: one rank per namespace ($hosts)" test "$hosts" == "${prefix}n0 ${prefix}n1"
+done
+algbw() {  # algbw GROUP: the broadcast's algbw in bytes/s
+  $py -c 'import json,sys; print(json.load(open(sys.argv[1]))["benchmarks"][0]["algbw"])' \
+    "$(find "$work/r/experiments/$1" -name result.json)"
+}
+within() {  # within MEASURED EXPECTED: |measured/expected - 1| <= 0.2
+  $py -c 'import sys; m, e = map(float, sys.argv[1:]); sys.exit(abs(m / e - 1) > 0.2)' "$1" "$2"
+}
+bw=$(algbw link)
+check "shaping in effect: broadcast at $bw B/s, set 25e6 B/s (200 Mbit/s)" within "$bw" 25e6
+bw=$(algbw slow)
+check "bottleneck profile: broadcast at $bw B/s, set 12.5e6 B/s (100 Mbit/s)" within "$bw" 12.5e6
+check "bottleneck recorded" grep -q '"rate": "100mbit"' "$(find "$work/r/experiments/slow" -name status.json)"
+"$dtbench" cluster status --prefix $prefix >"$work/status.out"
+check "profile undone after the experiment" test "$(grep -c 'rate 200Mbit' "$work/status.out")" -eq 2
+
+"$dtbench" cluster down --prefix $prefix
+check "down: no namespaces left" test -z "$(ip netns list | grep "^${prefix}")"
+check "down: no bridge or veth left" test -z "$(ip -o link show | grep "${prefix}")"
+"$dtbench" cluster status --prefix $prefix >"$work/status.out"
+check "status after down: down (exit $?)" grep -q "down" "$work/status.out"
+"$dtbench" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/data" \
+  --out "$work/r2" 2>"$work/notup.err"
+check "run on a cluster that is down: exit 2 ($?)" test $? -eq 2
+grep -q "is not up: run \`make cluster-up\`" "$work/notup.err" || { echo "FAILED: not-up message"; status=1; }
+exit $status

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `dtbench run` end to end on this machine (ranks on localhost): a crash of the harness loses no
+# finished result and a rerun does not redo it; a hung experiment is killed at its timeout and
+# recorded; --retry-failed reruns only that; Ctrl-C stops cleanly; bad input is one line, exit 2.
+#   usage: harness_run_test.sh DTBENCH MAKE_FIXTURE
+set -uo pipefail
+dtbench=$1 make_fixture=$2
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+"$make_fixture" "$work/data"
+status=0
+check() {  # check NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
+}
+one_error_line() {  # one_error_line FILE: exactly one line, "dtbench: error: ..."
+  test "$(wc -l <"$1")" -eq 1 && grep -q '^dtbench: error: ' "$1"
+}
+echo "localhost slots=4" >"$work/hosts"
+cat >"$work/matrix.json" <<'JSON'
+{"description": "harness test",
+ "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
+              "estimate_s": 3, "timeout_s": 120},
+ "entries": [
+   {"group": "a", "sync": ["allreduce", "ring_allreduce", "bucketed"]},
+   {"group": "hang", "fault_hang_rank": 1, "timeout_s": 6}
+ ]}
+JSON
+run=("$dtbench" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/data")
+out=$work/results
+first="$out/experiments/a/eval=false,global_batch=24,model=lenet5,ranks=2,sync=allreduce,threads=1"
+wait_for() {  # wait_for FILE SECONDS
+  for _ in $(seq $(($2 * 10))); do test -e "$1" && return 0; sleep 0.1; done
+  return 1
+}
+
+# 1. The harness crashes (SIGKILL) after the first experiment finished.
+"${run[@]}" --out "$out" >"$work/run1.out" 2>&1 &
+harness=$!
+check "first result written" wait_for "$first/result.json" 60
+kill -KILL $harness
+wait $harness 2>/dev/null
+sleep 2
+check "no experiment outlives the harness" test -z "$(pgrep -f "$work/data")"
+identity() { stat -c '%i %Y' "$first/result.json"; sha256sum <"$first/result.json"; }
+before=$(identity)
+
+# 2. Rerun: the finished one is skipped, the rest run, the hung one times out.
+start=$SECONDS
+"${run[@]}" --out "$out" >"$work/run2.out" 2>&1
+code=$?
+cat "$work/run2.out"
+check "rerun exits 1 (one experiment timed out) ($code)" test $code -eq 1
+check "the finished experiment is not rerun" grep -q '^\[1/4\] done ' "$work/run2.out"
+check "its result is intact" test "$(identity)" == "$before"
+check "the others ran" test "$(grep -c '^\[[23]/4\] ok ' "$work/run2.out")" -eq 2
+check "every finished experiment has a result" \
+  test "$(find "$out/experiments/a" -name result.json | wc -l)" -eq 3
+hang=$(find "$out/experiments/hang" -name status.json)
+check "the hang is recorded as a timeout" grep -q '"status": "timeout"' "$hang"
+check "with its stderr tail" grep -q '"stderr_tail"' "$hang"
+check "killed near its 6 s timeout ($((SECONDS - start)) s in all)" test $((SECONDS - start)) -lt 60
+check "no partial result left" test -z "$(find "$out" -name '*.partial')"
+check "system.json describes the machine" grep -q '"cpu_model"' "$out/system.json"
+check "run.json lists 4 experiments" test "$(grep -c '"dir":' "$out/run.json")" -eq 4
+
+# 3. --retry-failed reruns only the failed one.
+"${run[@]}" --out "$out" --retry-failed >"$work/run3.out" 2>&1
+check "--retry-failed: 3 done, the hang again" \
+  test "$(grep -c ' done ' "$work/run3.out")" -eq 3 -a "$(grep -c ' timeout ' "$work/run3.out")" -eq 1
+
+# 4. Ctrl-C: stops the running experiment, keeps what finished, exit 130.
+"${run[@]}" --out "$work/int" >"$work/int.out" 2>&1 &
+harness=$!
+check "Ctrl-C run: first result" wait_for "$work/int/experiments/a/eval=false,global_batch=24,model=lenet5,ranks=2,sync=allreduce,threads=1/result.json" 60
+kill -INT $harness
+start=$SECONDS
+wait $harness
+code=$?
+check "Ctrl-C: exit 130 ($code) within 10 s ($((SECONDS - start)) s)" test $code -eq 130 -a $((SECONDS - start)) -lt 10
+check "Ctrl-C: says so" grep -q "interrupted; finished results are kept" "$work/int.out"
+check "Ctrl-C: no partial result" test -z "$(find "$work/int" -name '*.partial')"
+
+# 5. Dry run and bad input.
+"${run[@]}" --out "$work/dry" --dry-run >"$work/dry.out" 2>&1
+check "dry run lists the expansion" grep -q "matrix matrix: 4 experiments, estimated 12.0s" "$work/dry.out"
+check "dry run writes nothing" test ! -e "$work/dry"
+bad() {  # bad NAME ARGS...: exit 2 with one error line
+  local name=$1
+  shift
+  "$dtbench" "$@" >"$work/bad.out" 2>"$work/bad.err"
+  local code=$?
+  check "$name: exit 2 ($code), one line: $(cat "$work/bad.err")" test $code -eq 2
+  one_error_line "$work/bad.err" || { echo "FAILED: $name: not one line"; status=1; }
+}
+printf 'localhost\n' >"$work/hosts-bad"
+bad "malformed hosts file" run --hosts "$work/hosts-bad" --matrix "$work/matrix.json" --out "$work/x"
+bad "missing hosts file" run --hosts "$work/none" --matrix smoke --out "$work/x"
+bad "unknown matrix" run --hosts "$work/hosts" --matrix huge --out "$work/x"
+echo "localhost slots=1" >"$work/hosts-1"
+bad "more ranks than slots" run --hosts "$work/hosts-1" --matrix "$work/matrix.json" --out "$work/x"
+bad "no dataset" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/none" --out "$work/x"
+bad "unknown subcommand" fly
+check "bad input ran nothing" test ! -e "$work/x"
+exit $status
