@@ -16,8 +16,10 @@ SOURCES = $(shell git ls-files '*.cpp' '*.h')
 HOSTS     ?= hosts/local
 MATRIX    ?= quick
 RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
+REPORT_DIRS ?= $(wildcard results/*/)
+REPORT    ?= report/build/group.pdf
 
-.PHONY: help setup configure build data test train bench cluster-up cluster-down cluster-status \
+.PHONY: help setup configure build data test train bench report cluster-up cluster-down cluster-status \
         format format-check clean
 
 help:
@@ -28,6 +30,7 @@ help:
 	@echo "make train         VGG-11 on CIFAR-10, 1 epoch, from DATA_DIR"
 	@echo "make bench         run MATRIX (now: $(MATRIX)) over HOSTS (now: $(HOSTS)) into RESULTS;"
 	@echo "                   rerun to resume; BENCH_ARGS=--retry-failed or --dry-run"
+	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose)"
 	@echo "make cluster-up    the emulated 4-host cluster (root): hosts/netns-4; cluster-down, -status"
 	@echo "make format        clang-format every source file; format-check only checks"
 
@@ -53,6 +56,10 @@ train: build
 bench: build
 	$(BUILD_DIR)/dtbench run --hosts $(HOSTS) --matrix $(MATRIX) --data-dir $(DATA_DIR) \
 	  --out $(RESULTS) $(BENCH_ARGS)
+
+report: build
+	@test -n "$(REPORT_DIRS)" || { echo "make report: nothing in results/: run make bench first"; exit 2; }
+	$(BUILD_DIR)/dtbench report $(REPORT_DIRS) -o $(REPORT)
 
 cluster-up: build
 	$(SUDO) $(BUILD_DIR)/dtbench cluster up $(CLUSTER_ARGS)

@@ -1,5 +1,6 @@
 // dtbench: the harness. `dtbench run` runs an experiment matrix over a hosts file;
-// `dtbench cluster up|down|status` manages the emulated cluster (docs/harness.md).
+// `dtbench cluster up|down|status` manages the emulated cluster; `dtbench report` builds the
+// PDF report from results (docs/harness.md, docs/report.md).
 #include <fmt/format.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/main_guard.h"
+#include "report/document.h"
 #include "runner.h"
 
 namespace {
@@ -39,6 +41,15 @@ void add_run(CLI::App& app, RunOptions& o) {
   run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
   run->add_flag("--retry-failed", o.retry_failed,
                 "Rerun only the experiments that failed, timed out or were skipped");
+}
+
+void add_report(CLI::App& app, ReportOptions& o) {
+  auto* report = app.add_subcommand(
+      "report", "Results directories -> CSV -> gnuplot -> Markdown -> pandoc -> PDF");
+  report->add_option("dirs", o.result_dirs, "Results directories (several: compared side by side)")
+      ->required();
+  report->add_option("-o,--output", o.output, "The PDF; report.md, data/ and figures/ go beside it")
+      ->capture_default_str();
 }
 
 void add_cluster(CLI::App& app, ClusterSpec& spec, std::string& hosts_out, bool& json) {
@@ -106,6 +117,9 @@ int main(int argc, char** argv) {
     run.matrices_dir = DTBENCH_SOURCE_DIR "/harness/matrices";
     run.netns_agent = DTBENCH_SOURCE_DIR "/harness/netns-agent";
     add_run(app, run);
+    ReportOptions report;
+    report.report_dir = DTBENCH_SOURCE_DIR "/report";
+    add_report(app, report);
     ClusterSpec spec;
     std::string hosts_out;
     bool json = false;
@@ -118,6 +132,11 @@ int main(int argc, char** argv) {
       throw UserError(first_line(e.what()));
     }
     if (app.got_subcommand("run")) return run_matrix(run);
+    if (app.got_subcommand("report")) {
+      int figures = build_report(report);
+      fmt::print("dtbench report: {} figures; {}\n", figures, report.output);
+      return 0;
+    }
     return cluster_command(*app.get_subcommand("cluster"), spec, hosts_out, json);
   });
 }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -17,6 +19,9 @@
 #include "matrix.h"
 #include "process.h"
 #include "progress.h"
+#include "report/figures.h"
+#include "report/results.h"
+#include "report/table.h"
 
 namespace dtbench {
 namespace {
@@ -311,6 +316,41 @@ TEST(Process, ATimeoutEndsTheWholeProcessGroup) {
   for (int i = 0; i < 20 && alive(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_FALSE(alive()) << "the grandchild outlived the timeout";
+}
+
+}  // namespace
+}  // namespace dtbench
+
+namespace dtbench {
+namespace {
+
+TEST(ReportTable, CsvKeepsFullPrecisionMarkdownShortens) {
+  Table t;
+  t.columns = {"method", "mean_s", "n"};
+  t.rows = {{"ring_allreduce", 0.123456789, 39}, {"a,b", 12345678.0, 1}};
+  EXPECT_EQ(t.csv(), "method,mean_s,n\nring_allreduce,0.123456789,39\n\"a,b\",12345678,1\n");
+  EXPECT_EQ(t.markdown(),
+            "| method | mean_s | n |\n|---|---|---|\n| ring\\_allreduce | 0.1235 | 39 |\n"
+            "| a,b | 1.235e+07 | 1 |\n");
+  EXPECT_THAT(t.markdown(1), HasSubstr("and 1 more rows in the CSV file"));
+  EXPECT_EQ(short_number(0.0004), "4.000e-04");
+  EXPECT_EQ(short_number(std::nan("")), "n/a");
+}
+
+TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
+  TempDir dir;
+  EXPECT_THAT(user_error([&] { load_results({dir / "none"}); }), HasSubstr("does not exist"));
+  std::filesystem::create_directories(dir / "r/experiments");
+  std::ofstream(dir / "r/run.json") << R"({"matrix": "smoke"})";
+  std::ofstream(dir / "r/system.json") << R"({"hostname": "h"})";
+  EXPECT_THAT(user_error([&] { load_results({dir / "r"}); }),
+              HasSubstr("no finished experiments in"));
+  std::set<std::string> ids;
+  for (const auto& f : figure_registry()) {
+    EXPECT_TRUE(ids.insert(f.id).second) << f.id;
+    EXPECT_TRUE(std::filesystem::exists(kSource + "/report/figures/" + f.id + ".gp")) << f.id;
+  }
+  EXPECT_EQ(ids.size(), 14u);
 }
 
 }  // namespace

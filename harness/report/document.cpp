@@ -1,0 +1,171 @@
+#include "report/document.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "process.h"
+#include "report/figures.h"
+#include "report/results.h"
+
+namespace dtbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  require(in.good(), fmt::format("cannot read {}", path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void replace(std::string& text, const std::string& key, const std::string& value) {
+  auto at = text.find(key);
+  require(at != std::string::npos, fmt::format("report template has no {}", key));
+  text.replace(at, key.size(), value);
+}
+
+std::string text_of(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key)) return "unknown";
+  return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
+}
+
+std::string network_of(const nlohmann::json& system) {
+  const auto& n = system.value("network", nlohmann::json());
+  if (!n.is_object() || !n.contains("spec")) return "the hosts' own network";
+  const auto& spec = n["spec"];
+  std::string text = fmt::format("emulated: {} namespaces, links {}", text_of(spec, "hosts"),
+                                 text_of(spec, "rate"));
+  if (spec.value("bottleneck_host", -1) >= 0) {
+    text += fmt::format(", host {} at {}", text_of(spec, "bottleneck_host"),
+                        text_of(spec, "bottleneck_rate"));
+  }
+  text += n.value("delay_emulated", false) ? fmt::format(", delay {}", text_of(spec, "delay"))
+                                           : ", no delay (no netem)";
+  return text;
+}
+
+std::string systems_section(const std::vector<SystemResults>& systems) {
+  std::string text;
+  for (size_t k = 0; k < systems.size(); ++k) {
+    const auto& s = systems[k];
+    const auto& j = s.system;
+    std::vector<std::string> hosts;
+    for (const auto& h : j.value("hosts", nlohmann::json::array())) {
+      hosts.push_back(fmt::format("{} ({} slots)", h.value("name", "?"), h.value("slots", 0)));
+    }
+    const auto& packages = j.value("packages", nlohmann::json::object());
+    text += fmt::format("### S{}: {}\n\n| | |\n|---|---|\n", k + 1, j.value("hostname", "?"));
+    auto row = [&](const std::string& key, const std::string& value) {
+      text += fmt::format("| {} | {} |\n", key, value);
+    };
+    row("CPU", fmt::format("{}, {} cores", text_of(j, "cpu_model"), text_of(j, "cores")));
+    row("Memory", fmt::format("{:.1f} GiB", j.value("memory_bytes", 0.0) / (1 << 30)));
+    row("OS, kernel", fmt::format("{}, {}", text_of(j, "os"), text_of(j, "kernel")));
+    row("Compiler", text_of(j, "compiler"));
+    row("libtorch",
+        fmt::format("{} (package {})", text_of(j, "libtorch"), text_of(packages, "libtorch-dev")));
+    row("OpenMPI", text_of(j, "openmpi"));
+    row("Gloo", fmt::format("package {}", text_of(packages, "libgloo-dev")));
+    row("Hosts", fmt::format("{}", fmt::join(hosts, ", ")));
+    row("Network", network_of(j));
+    row("Git commit", text_of(j, "git_commit"));
+    row("Matrices, directories",
+        fmt::format("{} in {}", fmt::join(s.matrices, ", "), fmt::join(s.dirs, ", ")));
+    row("Results", fmt::format("{} training runs, {} collective measurements", s.runs.size(),
+                               s.collectives.size()));
+    text += "\n";
+  }
+  return text;
+}
+
+void run_tool(const std::vector<std::string>& argv, const std::string& what) {
+  std::string output;
+  int code = run_captured(argv, &output);
+  if (code != 0) {
+    // The first line that says something (LaTeX errors start with '!').
+    std::istringstream in(output);
+    std::string line, first;
+    while (std::getline(in, line)) {
+      if (first.empty() && !line.empty()) first = line;
+      static const std::regex located("line [0-9]+:|^!|rror");
+      if (std::regex_search(line, located)) {
+        first = line;
+        break;
+      }
+    }
+    throw RunError(fmt::format("{} failed (exit {}): {}", what, code, first));
+  }
+}
+
+}  // namespace
+
+int build_report(const ReportOptions& o) {
+  Results results = load_results(o.result_dirs);
+  for (const auto& w : results.warnings) fmt::print(stderr, "dtbench report: {}\n", w);
+  fs::path out = fs::absolute(o.output);
+  fs::path build = out.parent_path();
+  fs::path report_dir = fs::absolute(o.report_dir);
+  fs::create_directories(build / "data");
+  fs::create_directories(build / "figures");
+  const SystemResults& primary = results.systems.front();
+  std::string sections;
+  int drawn = 0, number = 0;
+  for (const auto& spec : figure_registry()) {
+    ++number;
+    FigureData f = spec.build(primary, results.systems);
+    sections += fmt::format("## {}. {}\n\n*{}*\n\n", number, spec.title, spec.question);
+    if (f.table.empty()) {
+      sections += fmt::format("Not measured in these results (run matrix {}).\n\n", spec.matrices);
+      continue;
+    }
+    fs::path csv = build / "data" / (spec.id + ".csv");
+    write_file_atomically(csv.string(), f.table.csv());
+    std::string extra_files;
+    for (const auto& [name, table] : f.extra) {
+      fs::path path = build / "data" / (spec.id + "_" + name + ".csv");
+      write_file_atomically(path.string(), table.csv());
+    }
+    fs::path figure = build / "figures" / (spec.id + ".pdf");
+    run_tool(
+        {"gnuplot", "-e",
+         fmt::format("figdir='{}'; data='{}'; prefix='{}'; series='{}'; backends='{}'; out='{}'",
+                     (report_dir / "figures").string(), csv.string(),
+                     (build / "data" / spec.id).string(), f.series, f.backends, figure.string()),
+         (report_dir / "figures" / (spec.id + ".gp")).string()},
+        "gnuplot " + spec.id + ".gp");
+    ++drawn;
+    sections += fmt::format("![{}](figures/{}.pdf)\n\n", f.caption, spec.id);
+    for (const auto& s : f.sentences) sections += s + " ";
+    sections += fmt::format("\n\n{}\nThe numbers: `data/{}.csv`.\n\n", f.table.markdown(), spec.id);
+  }
+  std::string text = read_text(report_dir / "template.md");
+  replace(text, "{{date}}", fmt::format("{:%Y-%m-%d %H:%M} UTC", fmt::gmtime(std::time(nullptr))));
+  replace(text, "{{primary}}", fmt::format("S1 ({})", primary.label));
+  replace(text, "{{systems}}", systems_section(results.systems));
+  std::string warnings;
+  for (const auto& w : results.warnings) warnings += "- " + w + "\n";
+  replace(text, "{{warnings}}",
+          warnings.empty() ? "None: every result file was read.\n" : warnings);
+  replace(text, "{{sections}}", sections);
+  fs::path markdown = build / "report.md";
+  write_file_atomically(markdown.string(), text);
+  fs::path partial = build / (out.stem().string() + ".partial.pdf");
+  run_tool({"pandoc", markdown.string(), "-o", partial.string(), "--pdf-engine=pdflatex",
+            "--columns=1000", "--resource-path=" + build.string(), "-H",
+            (report_dir / "header.tex").string()},
+           "pandoc");
+  fs::rename(partial, out);
+  return drawn;
+}
+
+}  // namespace dtbench

@@ -1,0 +1,54 @@
+#pragma once
+// The report's figures: one registry row per question, each building its table (and the
+// sentences that state what the table shows) from the results of one system. Every number in
+// a sentence is computed from the table; nothing is typed in.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "report/results.h"
+#include "report/table.h"
+
+namespace dtbench {
+
+struct FigureData {
+  Table table;                                       // printed under the figure; <id>.csv
+  std::vector<std::pair<std::string, Table>> extra;  // more CSVs for the plot: <id>_<name>.csv
+  std::vector<std::string> sentences;
+  std::string caption;   // what is plotted, with the model and configuration
+  std::string series;    // space-separated series names the gnuplot script loops over
+  std::string backends;  // space-separated backends present (collectives)
+};
+
+struct FigureSpec {
+  std::string id;        // report/figures/<id>.gp, report/build/data/<id>.csv
+  std::string title;     // section heading
+  std::string question;  // what the section answers
+  std::string matrices;  // which matrices measure it, for the "not measured" line
+  // Empty table: not measured in these results. all_systems is for the comparison figure.
+  std::function<FigureData(const SystemResults&, const std::vector<SystemResults>&)> build;
+};
+
+const std::vector<FigureSpec>& figure_registry();
+
+// Pieces shared by the figure builders.
+namespace report {
+
+// Runs of group with the model that has most runs in it (VGG-11 on a tie), in load order.
+std::vector<const TrainRun*> runs_of(const SystemResults& s, const std::string& group,
+                                     std::string* model = nullptr);
+// Every run of group with this model.
+std::vector<const TrainRun*> runs_with(const SystemResults& s, const std::string& group,
+                                       const std::string& model);
+// A parameter as text with the trainer's default when absent.
+std::string param(const TrainRun& r, const std::string& key);
+// "allreduce" or "allreduce/gloo" when the backend is not mpi.
+std::string method_label(const TrainRun& r);
+// The timed window (iterations 1..39) of the iteration times.
+std::vector<double> timed(const TrainRun& r);
+// Mean of a phase over the timed window.
+double phase_mean(const TrainRun& r, size_t phase);
+double final_accuracy(const TrainRun& r);  // NaN without evaluations
+
+}  // namespace report
+}  // namespace dtbench

@@ -1,0 +1,64 @@
+#include "report/figures.h"
+#include "report/figures_internal.h"
+
+namespace dtbench {
+
+const std::vector<FigureSpec>& figure_registry() {
+  using namespace report;
+  static const std::vector<FigureSpec> registry = {
+      {"fig01_iteration_time", "Iteration time per synchronisation method",
+       "How long does one training iteration take with each way of synchronising gradients, "
+       "over each backend?",
+       "smoke, quick, standard", iteration_time},
+      {"fig02_breakdown", "Where the iteration goes",
+       "How is an iteration split between data, forward, backward, exposed synchronisation and "
+       "the optimiser step?",
+       "smoke, quick, standard", breakdown},
+      {"fig03_collectives", "Collectives alone",
+       "How do gather, scatter, reduce, broadcast, allreduce, allgather, reduce_scatter and the "
+       "hand-written rings perform against message size?",
+       "smoke, quick, standard", collectives},
+      {"fig04_bytes", "Bytes moved per node",
+       "What does each method send and receive, per rank and iteration?", "smoke, quick, standard",
+       bytes_moved},
+      {"fig05_cpu_memory", "CPU and memory",
+       "How busy are the CPUs, and how much memory does each "
+       "method need?",
+       "smoke, quick, standard", cpu_memory},
+      {"fig06_bucket_sweep", "Bucket size",
+       "How does DDP-style bucketing behave as the bucket "
+       "grows?",
+       "smoke, quick, standard", bucket_sweep},
+      {"fig07_loss_accuracy", "Loss and accuracy per method",
+       "Do the methods train the same model?", "smoke, quick, standard", loss_accuracy},
+      {"fig08_batch_size", "Global batch size",
+       "How do accuracy and loss depend on the global "
+       "batch?",
+       "smoke, quick, standard", batch_size},
+      {"fig09_epochs", "Epochs", "How do accuracy and loss improve with epochs?",
+       "smoke, quick, standard", epochs},
+      {"fig10_modes", "Blocking, overlap, stale",
+       "What do overlapping communication with "
+       "backward, and applying stale gradients, buy and cost?",
+       "smoke, quick, standard", modes},
+      {"fig11_aggregate", "Mean vs sum",
+       "What happens when gradients are summed instead of "
+       "averaged?",
+       "smoke, quick, standard", aggregate},
+      {"fig12_bottleneck", "A bottleneck node",
+       "How much does one slow node (slow compute, or a "
+       "slow link) slow everyone down, per method?",
+       "smoke, quick, standard (link: on the emulated cluster)", bottleneck},
+      {"fig13_scaling", "Scaling with the number of ranks",
+       "How does the iteration time change "
+       "from 1 to 2 to 4 ranks for the same global batch?",
+       "smoke, quick, standard", scaling},
+      {"fig14_cross_hardware", "Across systems",
+       "How do the same measurements compare on "
+       "different machines?",
+       "any matrix, on two or more systems (e.g. CI runners)", cross_hardware},
+  };
+  return registry;
+}
+
+}  // namespace dtbench

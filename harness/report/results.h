@@ -1,0 +1,48 @@
+#pragma once
+// What `dtbench report` reads: results directories written by `dtbench run` (run.json,
+// system.json, experiments/*/*/{status,result}.json), grouped by system. A result that does
+// not parse is named in warnings and skipped, never used.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "train/record.h"
+
+namespace dtbench {
+
+struct SystemResults;
+
+struct TrainRun {
+  std::string group, name;
+  nlohmann::json params;  // the experiment's parameters (status.json)
+  int ranks = 1;
+  std::string bottleneck_rate;  // "" unless the experiment shaped a bottleneck link
+  RunRecord record;
+};
+
+struct CollectiveRun {
+  std::string group, op, backend;
+  int ranks = 1;
+  int64_t bytes = 0;
+  bool vgg11_case = false;
+  double time_s = 0, algbw = 0, busbw = 0;  // algbw, busbw in bytes/s
+};
+
+struct SystemResults {
+  std::string label;      // "<hostname>: <cpu> x<cores>, hosts <file>"
+  nlohmann::json system;  // system.json of the first directory with this label
+  std::vector<std::string> dirs, matrices;
+  std::vector<TrainRun> runs;
+  std::vector<CollectiveRun> collectives;
+};
+
+struct Results {
+  std::vector<SystemResults> systems;  // most training runs first
+  std::vector<std::string> warnings;   // "skipped <file>: <why>"
+};
+
+// UserError when a directory does not exist or none of them holds any finished experiment.
+Results load_results(const std::vector<std::string>& dirs);
+
+}  // namespace dtbench

@@ -1,0 +1,64 @@
+#include "report/table.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace dtbench {
+namespace {
+
+std::string cell_text(const nlohmann::json& cell, bool full) {
+  if (cell.is_string()) return cell.get<std::string>();
+  if (cell.is_number_integer()) return std::to_string(cell.get<int64_t>());
+  if (cell.is_number())
+    return full ? fmt::format("{}", cell.get<double>()) : short_number(cell.get<double>());
+  if (cell.is_boolean()) return cell.get<bool>() ? "yes" : "no";
+  return "";
+}
+
+}  // namespace
+
+std::string short_number(double value) {
+  if (!std::isfinite(value)) return "n/a";
+  if (value == 0) return "0";
+  double magnitude = std::fabs(value);
+  if (magnitude >= 1e6 || magnitude < 1e-3) return fmt::format("{:.3e}", value);
+  return fmt::format("{:.4g}", value);
+}
+
+std::string Table::csv() const {
+  std::string text = fmt::format("{}\n", fmt::join(columns, ","));
+  for (const auto& row : rows) {
+    std::vector<std::string> cells;
+    for (const auto& c : row) {
+      std::string t = cell_text(c, true);
+      if (t.find_first_of(",\"") != std::string::npos) t = "\"" + t + "\"";
+      cells.push_back(t);
+    }
+    text += fmt::format("{}\n", fmt::join(cells, ","));
+  }
+  return text;
+}
+
+std::string Table::markdown(size_t max_rows) const {
+  std::string text = fmt::format("| {} |\n|", fmt::join(columns, " | "));
+  for (size_t i = 0; i < columns.size(); ++i) text += "---|";
+  text += "\n";
+  for (size_t r = 0; r < rows.size() && r < max_rows; ++r) {
+    std::vector<std::string> cells;
+    for (const auto& c : rows[r]) {
+      std::string t = cell_text(c, false);
+      for (size_t at = 0; (at = t.find_first_of("|_*", at)) != std::string::npos; at += 2) {
+        t.insert(at, "\\");
+      }
+      cells.push_back(t);
+    }
+    text += fmt::format("| {} |\n", fmt::join(cells, " | "));
+  }
+  if (rows.size() > max_rows) {
+    text += fmt::format("\nand {} more rows in the CSV file.\n", rows.size() - max_rows);
+  }
+  return text;
+}
+
+}  // namespace dtbench

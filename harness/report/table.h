@@ -1,0 +1,24 @@
+#pragma once
+// The numbers behind one figure: written as tidy CSV (report/build/data/<figure>.csv, read by
+// its gnuplot script) and as the Markdown table printed under the figure.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace dtbench {
+
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<nlohmann::json>> rows;  // each cell a string or a number
+
+  bool empty() const { return rows.empty(); }
+  std::string csv() const;  // full precision
+  // Numbers with 4 significant digits; at most max_rows rows (then "... N more").
+  std::string markdown(size_t max_rows = 40) const;
+};
+
+// "1.235", "0.0123", "1.235e+07": 4 significant digits.
+std::string short_number(double value);
+
+}  // namespace dtbench
