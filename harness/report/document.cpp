@@ -125,7 +125,8 @@ int build_report(const ReportOptions& o) {
     FigureData f = spec.build(primary, results.systems);
     sections += fmt::format("## {}. {}\n\n*{}*\n\n", number, spec.title, spec.question);
     if (f.table.empty()) {
-      sections += fmt::format("Not measured in these results (run matrix {}).\n\n", spec.matrices);
+      sections +=
+          fmt::format("Not measured in these results (measured by: {}).\n\n", spec.matrices);
       continue;
     }
     fs::path csv = build / "data" / (spec.id + ".csv");

@@ -263,8 +263,11 @@ FigureData bottleneck(const SystemResults& s, const std::vector<SystemResults>&)
       "or host 3's link slowed (link, Mbit/s; emulated cluster only); "
       "slowdown against the same method without it; {}",
       model.empty() ? link_model : model);
-  for (const auto& row : f.table.rows) {
-    if (std::isnan(row[6].get<double>())) continue;
+  for (size_t k = 0; k < f.table.rows.size(); ++k) {
+    const auto& row = f.table.rows[k];
+    bool baseline =
+        row[0].get<double>() == (row[1] == "link_mbit" ? parse_rate_mbit(cluster_rate(s)) : 0.0);
+    if (baseline || std::isnan(row[6].get<double>())) continue;
     f.sentences.push_back(
         fmt::format("{} with a {} {} bottleneck: {} s per iteration, {}x its time without.",
                     row[2].get<std::string>(), short_number(row[0].get<double>()),
