@@ -8,16 +8,10 @@
 set -uo pipefail
 dtbench=$1 make_fixture=$2
 if [ "$(id -u)" -ne 0 ]; then echo "skipped: the emulated cluster needs root"; exit 77; fi
-work=$(mktemp -d)
+source "$(dirname "$0")/check.sh"
 prefix=dtbt-
-trap '"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1; rm -rf "$work"' EXIT
+cleanup='"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1'
 "$make_fixture" "$work/data"
-status=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
-}
 py=/usr/bin/python3
 up=("$dtbench" cluster up --prefix $prefix --subnet 10.98.0 --nodes 2 --rate 200mbit --delay none)
 "${up[@]}" --write-hosts "$work/hosts" >"$work/up.out" 2>&1

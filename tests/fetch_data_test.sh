@@ -4,14 +4,7 @@
 # unpacked; data already in place is kept without any download.
 set -uo pipefail
 script=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
-}
+source "$(dirname "$0")/check.sh"
 
 out=$(DTBENCH_DATA_MIRROR="file://$work/nowhere" "$script" "$work/d1" 2>&1)
 check "unreachable mirror exits 1" test $? -eq 1

@@ -5,15 +5,8 @@
 #   usage: harness_run_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+source "$(dirname "$0")/check.sh"
 "$make_fixture" "$work/data"
-status=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
-}
 one_error_line() {  # one_error_line FILE: exactly one line, "dtbench: error: ..."
   test "$(wc -l <"$1")" -eq 1 && grep -q '^dtbench: error: ' "$1"
 }

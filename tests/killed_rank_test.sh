@@ -5,15 +5,8 @@
 #   usage: killed_rank_test.sh DTBENCH_TRAIN MAKE_FIXTURE MPIRUN
 set -uo pipefail
 train=$1 make_fixture=$2 mpirun=$3
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+source "$(dirname "$0")/check.sh"
 "$make_fixture" "$work/data"
-status=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
-}
 args=(--model lenet5 --data-dir "$work/data" --global-batch 24 --threads 1 --no-eval
       --max-iters 200 --fault-kill-rank 1)
 

@@ -6,14 +6,7 @@
 #   usage: report_test.sh DTBENCH FIXTURES
 set -uo pipefail
 dtbench=$1 fixtures=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
-}
+source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
 "$dtbench" report "$fixtures/smoke-local" "$fixtures/smoke-netns" -o "$work/both/group.pdf" \

@@ -49,6 +49,8 @@ std::vector<double> timed(const TrainRun& r);
 // Mean of a phase over the timed window.
 double phase_mean(const TrainRun& r, size_t phase);
 double final_accuracy(const TrainRun& r);  // NaN without evaluations
+// Appends r's training loss per iteration to curves (columns: label, iteration, loss).
+void add_loss_curve(Table& curves, const std::string& label, const TrainRun& r);
 
 }  // namespace report
 }  // namespace dtbench

@@ -193,10 +193,7 @@ FigureData aggregate(const SystemResults& s, const std::vector<SystemResults>&) 
     f.table.rows.push_back({param(*r, "aggregate"), r->record.iterations.loss.back(), test_loss(*r),
                             final_accuracy(*r), summarize(timed(*r)).mean});
     series.push_back(param(*r, "aggregate"));
-    for (size_t i = 0; i < r->record.iterations.loss.size(); ++i) {
-      curves.rows.push_back(
-          {param(*r, "aggregate"), static_cast<int64_t>(i), r->record.iterations.loss[i]});
-    }
+    add_loss_curve(curves, param(*r, "aggregate"), *r);
   }
   f.extra.push_back({"curves", curves});
   f.series = fmt::format("{}", fmt::join(series, " "));

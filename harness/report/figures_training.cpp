@@ -182,10 +182,7 @@ FigureData loss_accuracy(const SystemResults& s, const std::vector<SystemResults
          r->record.iterations.loss.back(), final_accuracy(*r), e.empty() ? 0 : e.back().total});
     if (param(*r, "backend") == "gloo" && param(*r, "sync") != "c10d_ddp") continue;
     series.push_back(method_label(*r));
-    for (size_t i = 0; i < r->record.iterations.loss.size(); ++i) {
-      curves.rows.push_back(
-          {method_label(*r), static_cast<int64_t>(i), r->record.iterations.loss[i]});
-    }
+    add_loss_curve(curves, method_label(*r), *r);
   }
   f.extra.push_back({"curves", curves});
   f.series = fmt::format("{}", fmt::join(series, " "));

@@ -71,4 +71,11 @@ double final_accuracy(const TrainRun& r) {
   return e.empty() ? std::nan("") : e.back().accuracy;
 }
 
+void add_loss_curve(Table& curves, const std::string& label, const TrainRun& r) {
+  const auto& loss = r.record.iterations.loss;
+  for (size_t i = 0; i < loss.size(); ++i) {
+    curves.rows.push_back({label, static_cast<int64_t>(i), loss[i]});
+  }
+}
+
 }  // namespace dtbench::report

@@ -1,0 +1,12 @@
+# Sourced by the shell tests: a scratch directory $work removed at exit (with any background
+# job still running, and whatever $cleanup says), and check NAME CONDITION... which prints
+# ok/FAILED and records a failure in $status (the test exits with it).
+work=$(mktemp -d)
+cleanup=:
+trap 'eval "$cleanup"; kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+status=0
+check() {
+  local name=$1
+  shift
+  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
+}
