@@ -12,6 +12,13 @@ source "$(dirname "$0")/check.sh"
 prefix=dtbt-
 cleanup='"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1'
 "$make_fixture" "$work/data"
+refused() {  # refused FILE EXIT_CODE TEXT: exit code 2 and one line saying TEXT
+  test "$2" -eq 2 -a "$(wc -l <"$1")" -eq 1 && grep -q "$3" "$1"
+}
+setpriv --reuid=65534 --regid=65534 --clear-groups "$dtbench" cluster up 2>"$work/nonroot.err"
+check "without root: refused" refused "$work/nonroot.err" $? "needs root"
+PATH=/nonexistent "$dtbench" cluster up 2>"$work/noip.err"
+check "without iproute2: refused" refused "$work/noip.err" $? "needs iproute2"
 py=/usr/bin/python3
 up=("$dtbench" cluster up --prefix $prefix --subnet 10.98.0 --nodes 2 --rate 200mbit --delay none)
 "${up[@]}" --write-hosts "$work/hosts" >"$work/up.out" 2>&1
