@@ -62,6 +62,16 @@ std::vector<std::string> namespaces_with(const std::string& prefix) {
   return found;
 }
 
+// Kills what still runs in ns (a live process would keep it, and its veth on the bridge,
+// alive) and deletes it; deleting the namespace removes both ends of its veth pair.
+void remove_namespace(const std::string& ns) {
+  std::string pids;
+  run_captured({"ip", "netns", "pids", ns}, &pids);
+  std::istringstream in(pids);
+  for (int pid; in >> pid;) kill(pid, SIGKILL);
+  must({"ip", "netns", "del", ns});
+}
+
 bool is_off(const std::string& value) {
   return value.empty() || value == "none" || value == "0";
 }
@@ -171,13 +181,7 @@ void cluster_up(const ClusterSpec& spec) {
   must({"ip", "link", "set", bridge, "up"});
   auto existing = namespaces_with(spec.prefix);
   for (const auto& ns : existing) {  // a smaller cluster than before: drop the extra hosts
-    if (std::stoi(ns.substr(spec.prefix.size() + 1)) >= spec.hosts) {
-      std::string pids;
-      run_captured({"ip", "netns", "pids", ns}, &pids);
-      std::istringstream in(pids);
-      for (int pid; in >> pid;) kill(pid, SIGKILL);
-      must({"ip", "netns", "del", ns});
-    }
+    if (std::stoi(ns.substr(spec.prefix.size() + 1)) >= spec.hosts) remove_namespace(ns);
   }
   for (int i = 0; i < spec.hosts; ++i) {
     std::string ns = spec.namespace_of(i), veth = spec.prefix + "v" + std::to_string(i);
@@ -199,13 +203,7 @@ void cluster_up(const ClusterSpec& spec) {
 
 void cluster_down(const std::string& prefix) {
   require_root_and_iproute2();
-  for (const auto& ns : namespaces_with(prefix)) {
-    std::string pids;
-    run_captured({"ip", "netns", "pids", ns}, &pids);
-    std::istringstream in(pids);
-    for (int pid; in >> pid;) kill(pid, SIGKILL);  // a live process would keep the netns alive
-    must({"ip", "netns", "del", ns});
-  }
+  for (const auto& ns : namespaces_with(prefix)) remove_namespace(ns);
   if (succeeds({"ip", "link", "show", "dev", prefix + "br0"})) {
     must({"ip", "link", "del", prefix + "br0"});
   }

@@ -67,15 +67,20 @@ void check_datasets(const Matrix& m, const std::string& data_dir) {
   }
 }
 
+// What every experiment's command line is built from (the dry run prints the same).
+CommandSettings command_settings(const RunOptions& o) {
+  CommandSettings s;
+  s.bin_dir = o.bin_dir;
+  s.netns_agent = o.netns_agent;
+  s.data_dir = fs::absolute(o.data_dir).string();
+  s.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  return s;
+}
+
 class Runner {
  public:
   Runner(const RunOptions& o, Matrix m, HostsFile h)
-      : o_(o), matrix_(std::move(m)), hosts_(std::move(h)) {
-    settings_.bin_dir = o.bin_dir;
-    settings_.netns_agent = o.netns_agent;
-    settings_.data_dir = fs::absolute(o.data_dir).string();
-    settings_.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  }
+      : o_(o), matrix_(std::move(m)), hosts_(std::move(h)), settings_(command_settings(o)) {}
 
   int run() {
     nlohmann::json status = nullptr;
@@ -216,8 +221,7 @@ int run_matrix(const RunOptions& options) {
   }
   o.out_dir = fs::absolute(o.out_dir).lexically_normal().string();
   if (o.dry_run) {
-    CommandSettings s{"mpirun", o.bin_dir, o.netns_agent, o.data_dir, 1};
-    s.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    CommandSettings s = command_settings(o);
     for (size_t i = 0; i < matrix.experiments.size(); ++i) {
       const Experiment& e = matrix.experiments[i];
       fmt::print("[{}/{}] {} (estimate {}, timeout {})\n    {}\n", i + 1, matrix.experiments.size(),

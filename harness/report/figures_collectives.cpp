@@ -64,13 +64,16 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
       alpha = std::min(alpha, r.time_s / (2.0 * (ranks - 1)));
   }
   if (!std::isfinite(alpha) || ranks < 2) alpha = 0;
+  auto ring_bound = [&](int64_t bytes) {  // seconds, for an allreduce of this size
+    return 2.0 * (ranks - 1) * alpha +
+           2.0 * (ranks - 1) / ranks * static_cast<double>(bytes) / bandwidth;
+  };
   Table sweep;
   sweep.columns = {"op", "backend", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "bound_us"};
   std::vector<std::string> ops;
   for (const auto& r : rows) {
     if (r.vgg11_case) continue;
-    double bound = 2.0 * (ranks - 1) * alpha +
-                   2.0 * (ranks - 1) / ranks * static_cast<double>(r.bytes) / bandwidth;
+    double bound = ring_bound(r.bytes);
     sweep.rows.push_back({r.op, r.backend, r.bytes, r.time_s * 1e6, r.algbw / 1e9, r.busbw / 1e9,
                           r.op == "allreduce" ? nlohmann::json(bound * 1e6) : nlohmann::json("")});
     if (std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
@@ -88,8 +91,7 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
   f.table.columns = {"op", "backend", "size", "time_ms", "busbw_GBps", "vs_bound"};
   for (const auto& r : rows) {
     if (r.bytes != kFourMiB && !r.vgg11_case) continue;
-    double bound = 2.0 * (ranks - 1) * alpha +
-                   2.0 * (ranks - 1) / ranks * static_cast<double>(r.bytes) / bandwidth;
+    double bound = ring_bound(r.bytes);
     f.table.rows.push_back(
         {r.op, r.backend, r.vgg11_case ? "VGG-11 36.9 MB" : "4 MiB", r.time_s * 1e3, r.busbw / 1e9,
          r.op == "allreduce" || r.op == "ring_allreduce" ? nlohmann::json(r.time_s / bound)

@@ -38,17 +38,15 @@ std::string percent(double fraction) {
 // "Varying X: time a..b s, accuracy c..d" for a table whose columns hold those.
 void range_sentence(FigureData& f, const std::string& what, size_t accuracy_column) {
   if (f.table.rows.size() < 2) return;
-  double lo = 1, hi = 0;
-  std::string at_lo, at_hi;
-  for (const auto& row : f.table.rows) {
-    double a = row[accuracy_column].get<double>();
-    if (std::isnan(a)) continue;
-    std::string key =
-        row[0].is_string() ? row[0].get<std::string>() : short_number(row[0].get<double>());
-    if (a < lo) lo = a, at_lo = key;
-    if (a > hi) hi = a, at_hi = key;
-  }
-  if (hi < lo) return;
+  auto [low, high] = f.table.extremes(accuracy_column);
+  if (low == f.table.rows.size()) return;
+  auto key = [&](size_t r) {
+    const auto& cell = f.table.rows[r][0];
+    return cell.is_string() ? cell.get<std::string>() : short_number(cell.get<double>());
+  };
+  double lo = f.table.rows[low][accuracy_column].get<double>();
+  double hi = f.table.rows[high][accuracy_column].get<double>();
+  std::string at_lo = key(low), at_hi = key(high);
   f.sentences.push_back(
       fmt::format("Test accuracy was highest with {} {} ({}) and lowest with {} {} ({}).", what,
                   at_hi, percent(hi), what, at_lo, percent(lo)));
@@ -88,9 +86,7 @@ FigureData bucket_sweep(const SystemResults& s, const std::vector<SystemResults>
   f.series = fmt::format("{}", fmt::join(backends, " "));
   f.caption = fmt::format("bucketed: iteration time and exposed sync vs bucket size; {}, {} ranks",
                           model, runs[0]->ranks);
-  auto best = std::min_element(f.table.rows.begin(), f.table.rows.end(), [](auto& a, auto& b) {
-    return a[2].template get<double>() < b[2].template get<double>();
-  });
+  auto best = f.table.rows.begin() + static_cast<std::ptrdiff_t>(f.table.extremes(2).first);
   f.sentences.push_back(fmt::format(
       "The fastest bucket size was {} MB ({} s per iteration, {}). The payload per iteration is "
       "the same for every bucket size ({} MB sent + received by rank 0): buckets change when "
@@ -170,9 +166,7 @@ FigureData modes(const SystemResults& s, const std::vector<SystemResults>&) {
       "during backward) and stale (apply the previous step's gradient); {}, "
       "{} ranks, {} iterations",
       model, runs[0]->ranks, runs[0]->record.iterations.loss.size());
-  auto fastest = std::min_element(f.table.rows.begin(), f.table.rows.end(), [](auto& a, auto& b) {
-    return a[2].template get<double>() < b[2].template get<double>();
-  });
+  auto fastest = f.table.rows.begin() + static_cast<std::ptrdiff_t>(f.table.extremes(2).first);
   f.sentences.push_back(
       fmt::format("{} was the fastest mode ({} s per iteration, exposed sync {} s).",
                   (*fastest)[0].get<std::string>(), short_number((*fastest)[2].get<double>()),
@@ -235,14 +229,11 @@ FigureData bottleneck(const SystemResults& s, const std::vector<SystemResults>&)
     std::set<std::string> done;
     for (const TrainRun* r : *group) {
       if (!done.insert(method_label(*r)).second) continue;
-      for (const auto& base_run : s.runs) {
-        if (base_run.group == "sync_methods" &&
-            base_run.record.config.model == r->record.config.model &&
-            method_label(base_run) == method_label(*r)) {
-          bool is_link = group == &link;
-          add(base_run, is_link ? parse_rate_mbit(cluster_rate(s)) : 0,
-              is_link ? "link_mbit" : "compute_ms");
-        }
+      for (const TrainRun* base_run : runs_with(s, "sync_methods", r->record.config.model)) {
+        if (method_label(*base_run) != method_label(*r)) continue;
+        bool is_link = group == &link;
+        add(*base_run, is_link ? parse_rate_mbit(cluster_rate(s)) : 0,
+            is_link ? "link_mbit" : "compute_ms");
       }
     }
   }

@@ -66,12 +66,14 @@ FigureData breakdown(const SystemResults& s, const std::vector<SystemResults>&) 
   std::pair<std::string, double> most{"", -1}, least{"", 2};
   for (const TrainRun* r : runs) {
     std::vector<nlohmann::json> row = {method_label(*r)};
-    double total = 0;
+    double total = 0, sync = 0;
     for (size_t p = 0; p < kPhaseCount; ++p) {
-      row.push_back(phase_mean(*r, p));
-      total += phase_mean(*r, p);
+      double mean = phase_mean(*r, p);
+      row.push_back(mean);
+      total += mean;
+      if (p == static_cast<size_t>(Phase::sync)) sync = mean;
     }
-    double share = total > 0 ? phase_mean(*r, static_cast<size_t>(Phase::sync)) / total : 0;
+    double share = total > 0 ? sync / total : 0;
     row.push_back(share);
     f.table.rows.push_back(row);
     if (share > most.second) most = {method_label(*r), share};
@@ -154,12 +156,9 @@ FigureData cpu_memory(const SystemResults& s, const std::vector<SystemResults>&)
       "CPU utilisation (mean over ranks of (user + system) / wall / cores, "
       "whole run) and peak resident memory (largest rank); {}",
       model_caption(model, *runs[0]));
-  auto by = [&](size_t column) {
-    return std::minmax_element(f.table.rows.begin(), f.table.rows.end(), [&](auto& a, auto& b) {
-      return a[column].template get<double>() < b[column].template get<double>();
-    });
-  };
-  auto [low, high] = by(2);
+  auto [low_row, high_row] = f.table.extremes(2);
+  const auto* low = &f.table.rows[low_row];
+  const auto* high = &f.table.rows[high_row];
   f.sentences.push_back(
       fmt::format("Peak memory ranged from {} MB ({}) to {} MB ({}).",
                   short_number((*low)[2].get<double>()), (*low)[0].get<std::string>(),
@@ -191,13 +190,9 @@ FigureData loss_accuracy(const SystemResults& s, const std::vector<SystemResults
       "Training loss per iteration (MPI methods and c10d_ddp) and test "
       "accuracy at the end; {}",
       model_caption(model, *runs[0]));
-  double lo = 1, hi = 0;
-  for (const auto& row : f.table.rows) {
-    double a = row[3].get<double>();
-    if (std::isnan(a)) continue;
-    lo = std::min(lo, a);
-    hi = std::max(hi, a);
-  }
+  auto [low, high] = f.table.extremes(3);
+  double lo = low < f.table.rows.size() ? f.table.rows[low][3].get<double>() : 1;
+  double hi = high < f.table.rows.size() ? f.table.rows[high][3].get<double>() : 0;
   int64_t iterations = f.table.rows[0][1].get<int64_t>();
   if (hi >= lo && hi - lo < 5e-4) {
     f.sentences.push_back(fmt::format(

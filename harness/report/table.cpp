@@ -40,6 +40,17 @@ std::string Table::csv() const {
   return text;
 }
 
+std::pair<size_t, size_t> Table::extremes(size_t column) const {
+  size_t low = rows.size(), high = rows.size();
+  for (size_t r = 0; r < rows.size(); ++r) {
+    double v = rows[r][column].get<double>();
+    if (std::isnan(v)) continue;
+    if (low == rows.size() || v < rows[low][column].get<double>()) low = r;
+    if (high == rows.size() || v > rows[high][column].get<double>()) high = r;
+  }
+  return {low, high};
+}
+
 std::string Table::markdown(size_t max_rows) const {
   std::string text = fmt::format("| {} |\n|", fmt::join(columns, " | "));
   for (size_t i = 0; i < columns.size(); ++i) text += "---|";

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtbench {
@@ -16,6 +17,9 @@ struct Table {
   std::string csv() const;  // full precision
   // Numbers with 4 significant digits; at most max_rows rows (then "... N more").
   std::string markdown(size_t max_rows = 40) const;
+  // The indices of the rows holding the smallest and the largest number of column (the first
+  // of equal ones), NaN skipped; {rows.size(), rows.size()} when there is no number.
+  std::pair<size_t, size_t> extremes(size_t column) const;
 };
 
 // "1.235", "0.0123", "1.235e+07": 4 significant digits.
