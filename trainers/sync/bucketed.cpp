@@ -1,6 +1,7 @@
 #include "sync/bucketed.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace dtbench {
 namespace {
@@ -55,22 +56,19 @@ class BucketedSync : public GradSync {
 
  private:
   void assign_buckets() {
+    std::vector<int64_t> bytes;  // in the order backward produces the gradients
+    for (size_t i = params_.size(); i-- > 0;) bytes.push_back(params_[i].numel() * 4);
     const auto cap = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
-    // As DDP: the first bucket (the last layers' gradients, ready first) is small, so that
-    // communication starts as early in backward as it can.
-    const int64_t first_cap = std::min<int64_t>(cap, kFirstBucketBytes);
-    Bucket current;
-    int64_t bytes = 0;
-    for (size_t i = params_.size(); i-- > 0;) {
-      current.params.push_back(i);
-      current.offsets.push_back(bytes / 4);
-      bytes += params_[i].numel() * 4;
-      if (bytes >= (buckets_.empty() ? first_cap : cap) || i == 0) {
-        current.buffer = at::zeros({bytes / 4}, params_[i].options().requires_grad(false));
-        buckets_.push_back(std::move(current));
-        current = Bucket();
-        bytes = 0;
+    for (const auto& members : plan_buckets(bytes, cap, std::min(cap, kFirstBucketBytes))) {
+      Bucket bucket;
+      int64_t floats = 0;
+      for (size_t position : members) {
+        bucket.params.push_back(params_.size() - 1 - position);
+        bucket.offsets.push_back(floats);
+        floats += bytes[position] / 4;
       }
+      bucket.buffer = at::zeros({floats}, params_[0].options().requires_grad(false));
+      buckets_.push_back(std::move(bucket));
     }
   }
 
@@ -116,6 +114,27 @@ class BucketedSync : public GradSync {
 };
 
 }  // namespace
+
+std::vector<std::vector<size_t>> plan_buckets(const std::vector<int64_t>& bytes, int64_t cap,
+                                              int64_t first_cap) {
+  std::vector<std::vector<size_t>> buckets;
+  int64_t rest = 0;
+  for (int64_t b : bytes) rest += b;
+  int64_t target = first_cap;
+  int64_t filled = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (filled == 0) buckets.emplace_back();
+    buckets.back().push_back(i);
+    filled += bytes[i];
+    rest -= bytes[i];
+    if (filled >= target && rest > 0) {
+      const int64_t k = (rest + cap - 1) / cap;
+      target = (rest + k - 1) / k;
+      filled = 0;
+    }
+  }
+  return buckets;
+}
 
 std::unique_ptr<GradSync> make_bucketed_sync(const SyncOptions& options) {
   return std::make_unique<BucketedSync>(options);
