@@ -59,24 +59,35 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
 
 // The OSU micro-benchmarks' way (osu_allreduce): barrier, MPI_Allreduce, timed, repeated; the
 // mean per rank, the slowest rank's mean reported. Measures bench_collectives' own overhead.
+// The same loop's times also give nccl-tests' statistic, the mean over operations of the
+// slowest rank's time (what `allreduce` reports), as the counter per_op_max_s: the two
+// statistics differ by how much the ranks' finishing times jitter from one operation to the
+// next, which is not overhead.
 void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
   std::vector<float> buffer(static_cast<size_t>(count), 1.0f);
   const int64_t repeats = iterations_for(count * 4);
   MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
                 MPI_COMM_WORLD);
+  double per_op_max = 0;
   for (auto _ : state) {
-    double total = 0;
-    for (int64_t r = 0; r < repeats; ++r) {
+    std::vector<double> times(static_cast<size_t>(repeats));
+    for (double& t : times) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
-      total += MPI_Wtime() - t0;
+      t = MPI_Wtime() - t0;
     }
+    double total = 0;
+    for (double t : times) total += t;
     state.SetIterationTime(max_over_ranks(*w.control, total / static_cast<double>(repeats)));
+    at::Tensor slowest = at::from_blob(times.data(), {repeats}, at::kDouble).to(at::kFloat);
+    w.control->allreduce(slowest, ReduceOp::max);
+    per_op_max = slowest.mean().item<double>();
   }
   state.counters["bytes"] = static_cast<double>(count) * 4;
   state.counters["repeats"] = static_cast<double>(repeats);
+  state.counters["per_op_max_s"] = per_op_max;
 }
 
 std::vector<std::pair<int64_t, std::string>> sizes() {

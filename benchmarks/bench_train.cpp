@@ -69,6 +69,7 @@ void train_benchmark(benchmark::State& state, TrainConfig config, World& w,
                      const Options& options) {
   config.max_iters = kIterations;
   config.eval = false;
+  config.threads = options.threads;
   config.log_interval = kIterations + 1;
   std::FILE* quiet = std::fopen("/dev/null", "w");
   Trainer trainer(config, data_for(config.dataset, options), *w.comm, quiet);
@@ -104,6 +105,7 @@ void train_benchmark(benchmark::State& state, TrainConfig config, World& w,
   state.counters["peak_rss_bytes"] = rss;
   state.counters["final_loss"] = r.iterations.loss.back();
   state.counters["ranks"] = static_cast<double>(r.ranks.size());
+  state.counters["threads"] = r.threads;
 }
 
 // The matrix: every strategy in every mode it has, at the model's batch; bucketed over bucket

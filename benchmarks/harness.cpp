@@ -72,6 +72,9 @@ Options parse_options(int* argc, char** argv, const char* program) {
       ->capture_default_str();
   app.add_option("--hosts", o.hosts, "The hosts file used (recorded in the context)");
   app.add_option("--data-dir", o.data_dir, "Datasets (bench_train)");
+  app.add_option("--threads", o.threads,
+                 "bench_train: intra-op threads per rank (0: this host's CPUs / its ranks)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--synthetic", o.synthetic,
                "bench_train: CIFAR-shaped random data instead of DATA_DIR (recorded)");
   app.add_flag("--fault-wrong", o.fault_wrong, "Test only: corrupt results before checking")

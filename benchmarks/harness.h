@@ -24,6 +24,7 @@ struct Options {
   bool fault_wrong = false;  // test only: corrupt one element of every result before checking
   bool synthetic = false;
   std::string data_dir;
+  int threads = 0;  // bench_train: intra-op threads per rank (0: the trainer's default)
   std::string hosts;
 };
 Options parse_options(int* argc, char** argv, const char* program);

@@ -1,6 +1,6 @@
-// dtbench: the harness. `dtbench run` runs an experiment matrix over a hosts file;
-// `dtbench cluster up|down|status` manages the emulated cluster; `dtbench report` builds the
-// PDF report from results (docs/harness.md, docs/report.md).
+// dtbench: the harness. `dtbench run` runs an experiment matrix over a hosts file; `dtbench
+// launch` runs any command the same way; `dtbench cluster up|down|status` manages the emulated
+// cluster; `dtbench report` builds the PDF report from results (docs/harness.md, docs/report.md).
 #include <fmt/format.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -41,6 +41,14 @@ void add_run(CLI::App& app, RunOptions& o) {
   run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
   run->add_flag("--retry-failed", o.retry_failed,
                 "Rerun only the experiments that failed, timed out or were skipped");
+}
+
+void add_launch(CLI::App& app, RunOptions& o, int& ranks, std::vector<std::string>& command) {
+  auto* launch = app.add_subcommand(
+      "launch", "Run any command on ranks of a hosts file, as `run` launches its experiments");
+  launch->add_option("--hosts", o.hosts_path, "Hosts file, e.g. hosts/netns-4")->required();
+  launch->add_option("--ranks", ranks, "Number of ranks")->required();
+  launch->add_option("command", command, "The command and its arguments (after --)")->required();
 }
 
 void add_report(CLI::App& app, ReportOptions& o) {
@@ -117,6 +125,9 @@ int main(int argc, char** argv) {
     run.matrices_dir = DTBENCH_SOURCE_DIR "/harness/matrices";
     run.netns_agent = DTBENCH_SOURCE_DIR "/harness/netns-agent";
     add_run(app, run);
+    int ranks = 0;
+    std::vector<std::string> command;
+    add_launch(app, run, ranks, command);
     ReportOptions report;
     report.report_dir = DTBENCH_SOURCE_DIR "/report";
     add_report(app, report);
@@ -132,6 +143,7 @@ int main(int argc, char** argv) {
       throw UserError(first_line(e.what()));
     }
     if (app.got_subcommand("run")) return run_matrix(run);
+    if (app.got_subcommand("launch")) return launch(run, ranks, command);
     if (app.got_subcommand("report")) {
       int figures = build_report(report);
       fmt::print("dtbench report: {} figures; {}\n", figures, report.output);

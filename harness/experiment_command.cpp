@@ -18,22 +18,6 @@ std::string value_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-std::vector<std::string> mpirun_argv(const Experiment& e, const HostsFile& hosts,
-                                     const CommandSettings& s) {
-  std::vector<std::string> argv = {
-      s.mpirun, "-np",   std::to_string(e.ranks), "--hostfile", hosts.path, "--bind-to",
-      "none",   "--mca", "mpi_yield_when_idle",   "1"};
-  if (hosts.emulated) {
-    // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
-    std::string subnet = hosts.subnet + ".0/24";
-    argv.insert(argv.end(), {"--mca", "plm_rsh_agent", s.netns_agent, "--mca", "oob_tcp_if_include",
-                             subnet, "--mca", "btl_tcp_if_include", subnet, "--mca", "pml", "ob1",
-                             "--mca", "btl", "tcp,self", "-x", "GLOO_SOCKET_IFNAME=eth0", "-x",
-                             "DTBENCH_NETNS_PREFIX=" + hosts.netns_prefix});
-  }
-  return argv;
-}
-
 std::vector<std::string> train_args(const Experiment& e, const HostsFile& hosts,
                                     const CommandSettings& s, const std::string& result_path) {
   std::vector<std::string> args = {s.bin_dir + "/dtbench-train", "--data-dir", s.data_dir, "--out",
@@ -69,9 +53,24 @@ std::vector<std::string> collectives_args(const Experiment& e, const HostsFile& 
 
 }  // namespace
 
+std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s) {
+  std::vector<std::string> argv = {
+      s.mpirun, "-np",   std::to_string(ranks), "--hostfile", hosts.path, "--bind-to",
+      "none",   "--mca", "mpi_yield_when_idle", "1"};
+  if (hosts.emulated) {
+    // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
+    std::string subnet = hosts.subnet + ".0/24";
+    argv.insert(argv.end(), {"--mca", "plm_rsh_agent", s.netns_agent, "--mca", "oob_tcp_if_include",
+                             subnet, "--mca", "btl_tcp_if_include", subnet, "--mca", "pml", "ob1",
+                             "--mca", "btl", "tcp,self", "-x", "GLOO_SOCKET_IFNAME=eth0", "-x",
+                             "DTBENCH_NETNS_PREFIX=" + hosts.netns_prefix});
+  }
+  return argv;
+}
+
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
                                          const CommandSettings& s, const std::string& result_path) {
-  std::vector<std::string> argv = mpirun_argv(e, hosts, s);
+  std::vector<std::string> argv = mpirun_argv(e.ranks, hosts, s);
   auto binary = e.kind == "collectives" ? collectives_args(e, hosts, s, result_path)
                                         : train_args(e, hosts, s, result_path);
   argv.insert(argv.end(), binary.begin(), binary.end());

@@ -21,6 +21,10 @@ struct CommandSettings {
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
                                          const CommandSettings& s, const std::string& result_path);
 
+// mpirun with the hosts file and the launch settings its hosts need, for `ranks` ranks: what
+// precedes every experiment's binary, and `dtbench launch`'s command.
+std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s);
+
 // Variables the launch needs in mpirun's environment: root permission for OpenMPI, and for
 // emulated hosts the namespace prefix that harness/netns-agent (mpirun's child) reads.
 std::map<std::string, std::string> experiment_env(const HostsFile& hosts);

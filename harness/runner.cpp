@@ -240,4 +240,19 @@ int run_matrix(const RunOptions& options) {
   return Runner(o, std::move(matrix), std::move(hosts)).run();
 }
 
+int launch(const RunOptions& options, int ranks, const std::vector<std::string>& command) {
+  HostsFile hosts = read_hosts_file(options.hosts_path);
+  hosts.path = fs::absolute(options.hosts_path).string();
+  require(
+      ranks >= 1 && ranks <= hosts.total_slots(),
+      fmt::format("--ranks {}: {} has {} slots", ranks, options.hosts_path, hosts.total_slots()));
+  if (hosts.emulated) current_cluster(hosts.netns_prefix);  // one line if it is not up
+  ProcessSpec spec;
+  spec.argv = mpirun_argv(ranks, hosts, command_settings(options));
+  spec.argv.insert(spec.argv.end(), command.begin(), command.end());
+  spec.env = experiment_env(hosts);
+  catch_interrupts();
+  return run_process(spec).exit_code;
+}
+
 }  // namespace dtbench

@@ -5,6 +5,7 @@
 //   OUT/system.json                 describe_run_system
 //   OUT/experiments/<group>/<name>/ status.json, result.json (on success), stdout.log, stderr.log
 #include <string>
+#include <vector>
 
 namespace dtbench {
 
@@ -23,5 +24,10 @@ struct RunOptions {
 // Returns the exit code: 0 when no experiment failed or timed out (skipped ones, which need the
 // emulated cluster, are reported but are not failures), 1 otherwise, 130 when interrupted.
 int run_matrix(const RunOptions& options);
+
+// `dtbench launch`: runs command on `ranks` ranks of the hosts file with the launch settings
+// `dtbench run` gives its experiments (for an emulated cluster, which must be up: the agent,
+// the interfaces). Returns the command's exit code (128 + signal if a signal ended it).
+int launch(const RunOptions& options, int ranks, const std::vector<std::string>& command);
 
 }  // namespace dtbench

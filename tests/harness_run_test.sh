@@ -95,5 +95,15 @@ echo "localhost slots=1" >"$work/hosts-1"
 bad "more ranks than slots" run --hosts "$work/hosts-1" --matrix "$work/matrix.json" --out "$work/x"
 bad "no dataset" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/none" --out "$work/x"
 bad "unknown subcommand" fly
+bad "launch: more ranks than slots" launch --hosts "$work/hosts-1" --ranks 2 -- true
+bad "launch: no command" launch --hosts "$work/hosts" --ranks 2
 check "bad input ran nothing" test ! -e "$work/x"
+
+# 6. dtbench launch: any command on the ranks, its exit code passed on.
+"$dtbench" launch --hosts "$work/hosts" --ranks 3 -- sh -c 'echo "rank $OMPI_COMM_WORLD_RANK"' \
+  >"$work/launch.out" 2>&1
+check "launch runs 3 ranks" test "$(sort "$work/launch.out" | tr '\n' ' ')" == "rank 0 rank 1 rank 2 "
+"$dtbench" launch --hosts "$work/hosts" --ranks 1 -- sh -c 'exit 3' >/dev/null 2>&1
+code=$?
+check "launch passes the exit code on ($code)" test $code -eq 3
 exit $status

@@ -123,7 +123,9 @@ TEST(Matrix, TheCommittedMatricesLoadAndFitTheirHosts) {
       EXPECT_EQ(groups.count(g), 1u) << g;
     }
     if (std::string(name) == "standard") standard = m.experiments.size();
-    if (std::string(name) == "full") EXPECT_EQ(m.experiments.size(), 3 * standard);
+    if (std::string(name) == "full") {
+      EXPECT_EQ(m.experiments.size(), 3 * standard);
+    }
   }
 }
 
