@@ -49,9 +49,9 @@ TEST(BucketPlan, Vgg11At25MiBBalancesTheBucketsAfterTheFirst) {
   auto plan = plan_buckets(bytes, 25 * kMiB, kMiB);
   ASSERT_EQ(plan.size(), 3u);
   auto sizes = bucket_bytes(plan, bytes);
-  EXPECT_NEAR(sizes[0] / 1e6, 9.46, 0.01);  // the classifier and the last conv layer
+  EXPECT_NEAR(sizes[0] / 1e6, 9.46, 0.01);   // the classifier and the last conv layer
   EXPECT_NEAR(sizes[1] / 1e6, 18.89, 0.01);  // the two conv layers before it
-  EXPECT_NEAR(sizes[2] / 1e6, 8.58, 0.01);  // everything earlier
+  EXPECT_NEAR(sizes[2] / 1e6, 8.58, 0.01);   // everything earlier
   expect_valid(bytes, 25 * kMiB, kMiB);
   // A cap above the whole gradient: the first bucket, then one more.
   EXPECT_EQ(plan_buckets(bytes, 50 * kMiB, kMiB).size(), 2u);
