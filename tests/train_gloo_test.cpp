@@ -106,10 +106,12 @@ TEST_F(GlooTraining, SlowRankSetsThePace) {
     std::FILE* quiet = std::tmpfile();
     RunRecord r = Trainer(config, load_train_data(config), comm, quiet).run();
     std::fclose(quiet);
-    // Busy work is a lower bound whatever the machine: every iteration of the world, and of the
-    // fast rank that waits for the slow one at the allreduce, takes at least 40 ms.
+    // Busy work is a lower bound whatever the machine: every iteration of the world (the slowest
+    // rank's) takes at least 40 ms. The fast rank waits for the slow one at the allreduce, but
+    // its clock may start a little after the slow rank's (the ranks leave the previous step's
+    // control allreduce apart): 40 ms less that skew (once seen at 39.3 ms in CI).
     for (double t : r.iterations.total_s) EXPECT_GE(t, 0.040);
-    for (double t : r.ranks[0].iteration_s) EXPECT_GE(t, 0.040);
+    for (double t : r.ranks[0].iteration_s) EXPECT_GE(t, 0.030);
     for (double t : r.iterations.phase_s[static_cast<size_t>(Phase::forward)]) {
       EXPECT_GE(t, 0.020);  // the mean over 2 ranks of the forward phase, one of them slowed
     }
