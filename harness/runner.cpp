@@ -77,6 +77,13 @@ CommandSettings command_settings(const RunOptions& o) {
   return s;
 }
 
+// The hosts file, with its path made absolute for mpirun (which may run elsewhere).
+HostsFile read_hosts_absolute(const std::string& path) {
+  HostsFile hosts = read_hosts_file(path);
+  hosts.path = fs::absolute(path).string();
+  return hosts;
+}
+
 class Runner {
  public:
   Runner(const RunOptions& o, Matrix m, HostsFile h)
@@ -211,8 +218,7 @@ class Runner {
 
 int run_matrix(const RunOptions& options) {
   RunOptions o = options;
-  HostsFile hosts = read_hosts_file(o.hosts_path);
-  hosts.path = fs::absolute(o.hosts_path).string();
+  HostsFile hosts = read_hosts_absolute(o.hosts_path);
   Matrix matrix = load_matrix(o.matrix, o.matrices_dir);
   check_matrix_fits(matrix, hosts);
   if (o.out_dir.empty()) {
@@ -241,8 +247,7 @@ int run_matrix(const RunOptions& options) {
 }
 
 int launch(const RunOptions& options, int ranks, const std::vector<std::string>& command) {
-  HostsFile hosts = read_hosts_file(options.hosts_path);
-  hosts.path = fs::absolute(options.hosts_path).string();
+  HostsFile hosts = read_hosts_absolute(options.hosts_path);
   require(
       ranks >= 1 && ranks <= hosts.total_slots(),
       fmt::format("--ranks {}: {} has {} slots", ranks, options.hosts_path, hosts.total_slots()));

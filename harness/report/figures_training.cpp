@@ -63,7 +63,6 @@ FigureData breakdown(const SystemResults& s, const std::vector<SystemResults>&) 
   auto runs = runs_of(s, "sync_methods", &model);
   f.table.columns = {"method", "data_s",      "forward_s", "backward_s",
                      "sync_s", "optimizer_s", "sync_share"};
-  std::pair<std::string, double> most{"", -1}, least{"", 2};
   for (const TrainRun* r : runs) {
     std::vector<nlohmann::json> row = {method_label(*r)};
     double total = 0, sync = 0;
@@ -76,10 +75,11 @@ FigureData breakdown(const SystemResults& s, const std::vector<SystemResults>&) 
     double share = total > 0 ? sync / total : 0;
     row.push_back(share);
     f.table.rows.push_back(row);
-    if (share > most.second) most = {method_label(*r), share};
-    if (share < least.second) least = {method_label(*r), share};
   }
   if (runs.empty()) return f;
+  auto [least, most] = f.table.extremes(6);
+  const auto& low = f.table.rows[least];
+  const auto& high = f.table.rows[most];
   f.caption = fmt::format(
       "Mean time per phase (iterations {}..{}); sync is the exposed "
       "synchronisation, waited for after backward; {}",
@@ -87,7 +87,8 @@ FigureData breakdown(const SystemResults& s, const std::vector<SystemResults>&) 
   f.sentences.push_back(fmt::format(
       "Exposed synchronisation ranged from {:.0f}% of the iteration ({}) to {:.0f}% ({}). "
       "Methods that communicate during backward show their cost in the backward phase instead.",
-      100 * least.second, least.first, 100 * most.second, most.first));
+      100 * low[6].get<double>(), low[0].get<std::string>(), 100 * high[6].get<double>(),
+      high[0].get<std::string>()));
   return f;
 }
 
