@@ -1,12 +1,16 @@
 // plan_buckets: every parameter in exactly one bucket, in backward's order; no more buckets
 // than the cap needs; none over the cap but by its last parameter; VGG-11's three buckets.
+// plan_timed_buckets: the earliest end over every plan (brute force on small cases), the cap,
+// no empty bucket, and the two limits (free latency: one bucket per gradient; dear latency: one
+// bucket).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "common/rng.h"
 #include "models/models.h"
-#include "sync/bucketed.h"
+#include "sync/bucket_plan.h"
 
 namespace dtbench {
 namespace {
@@ -73,6 +77,100 @@ TEST(BucketPlan, AParameterLargerThanTheCapTravelsAlone) {
   ASSERT_EQ(plan.size(), 3u);
   EXPECT_EQ(plan[1], std::vector<size_t>({1}));
   EXPECT_TRUE(plan_buckets({}, 100, 8).empty());
+}
+
+// Every valid plan of n parameters: each of the n - 1 gaps cut or not; a bucket within the cap
+// unless one parameter holds all its bytes; no bucket of zero bytes unless it is all of them.
+std::vector<BucketPlan> every_plan(const std::vector<int64_t>& bytes, int64_t cap) {
+  std::vector<BucketPlan> plans;
+  const size_t n = bytes.size();
+  for (uint64_t cuts = 0; cuts < (uint64_t{1} << (n - 1)); ++cuts) {
+    BucketPlan plan(1);
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0 && (cuts >> (i - 1)) & 1) plan.emplace_back();
+      plan.back().push_back(i);
+    }
+    bool valid = true;
+    for (const auto& bucket : plan) {
+      int64_t size = 0, largest = 0;
+      for (size_t i : bucket) {
+        size += bytes[i];
+        largest = std::max(largest, bytes[i]);
+      }
+      valid = valid && (size <= cap || size == largest) && (size > 0 || plan.size() == 1);
+    }
+    if (valid) plans.push_back(plan);
+  }
+  return plans;
+}
+
+TEST(TimedBucketPlan, EndsAsEarlyAsTheBestOfEveryPlan) {
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    const size_t n = 1 + mix64(seed) % 10;
+    std::vector<int64_t> bytes(n);
+    std::vector<double> ready(n);
+    double t = 0;
+    for (size_t i = 0; i < n; ++i) {
+      bytes[i] = 4 * static_cast<int64_t>(mix64(seed * 100 + i) % (i % 4 == 3 ? 1 : 1000));
+      t += static_cast<double>(mix64(seed * 100 + i + 50) % 100) * 1e-3;
+      ready[i] = mix64(seed + i) % 17 == 0 ? -1 : t;  // now and then a gradient that never came
+    }
+    const int64_t cap = 4 * static_cast<int64_t>(200 + mix64(seed + 1) % 2000);
+    const double latency = static_cast<double>(mix64(seed + 2) % 50) * 1e-3;
+    const double rate = 1e4 * static_cast<double>(1 + mix64(seed + 3) % 100);
+    const BucketPlan plan = plan_timed_buckets(bytes, ready, {latency, rate}, cap);
+
+    double best = 1e300;
+    for (const auto& other : every_plan(bytes, cap)) {
+      best = std::min(best, predicted_end_s(other, bytes, ready, {latency, rate}));
+    }
+    EXPECT_NEAR(predicted_end_s(plan, bytes, ready, {latency, rate}), best, 1e-9)
+        << "seed " << seed;
+    const auto valid = every_plan(bytes, cap);
+    EXPECT_NE(std::find(valid.begin(), valid.end(), plan), valid.end()) << "seed " << seed;
+  }
+}
+
+TEST(TimedBucketPlan, LatencyDecidesBetweenOneBucketPerGradientAndOneBucket) {
+  const std::vector<int64_t> bytes = {400, 400, 400, 400};
+  const std::vector<double> ready = {0.1, 0.2, 0.3, 0.4};
+  // Free latency and a fast link: each gradient leaves as it arrives.
+  EXPECT_EQ(plan_timed_buckets(bytes, ready, {0, 1e6}, 10000).size(), 4u);
+  // A latency far above the gaps between gradients: one allreduce after the last.
+  EXPECT_EQ(plan_timed_buckets(bytes, ready, {10, 1e6}, 10000).size(), 1u);
+  // ... unless the cap forbids it.
+  EXPECT_EQ(plan_timed_buckets(bytes, ready, {10, 1e6}, 800).size(), 2u);
+  EXPECT_TRUE(plan_timed_buckets({}, {}, {0.1, 1e6}, 100).empty());
+}
+
+TEST(TimedBucketPlan, Vgg11SplitsTheTailThatBalancedBucketsLeaveExposed) {
+  // VGG-11's gradients in backward's order, each ready when backward has done that share of
+  // the convolutions' multiply-adds (image side 32, 16, 8, 8, 4, 4, 2, 2 for conv 1..8) in a
+  // 0.6 s backward; a ring allreducing 78.7 MB/s (Gloo on the emulated 1 Gbit/s links).
+  std::vector<int64_t> bytes;
+  std::vector<double> work;
+  const int64_t sides[] = {2, 2, 4, 4, 8, 8, 16, 32};  // conv 8 .. 1
+  size_t conv = 0;
+  auto params = find_model("vgg11").make()->parameters();
+  for (size_t i = params.size(); i-- > 0;) {
+    bytes.push_back(params[i].numel() * 4);
+    const bool conv_weight = params[i].dim() == 4;
+    work.push_back(conv_weight ? static_cast<double>(params[i].numel() * sides[conv] * sides[conv])
+                               : 0.0);
+    if (conv_weight) ++conv;
+  }
+  ASSERT_EQ(conv, 8u);
+  const double total = std::accumulate(work.begin(), work.end(), 0.0);
+  std::vector<double> ready;
+  double done = 0;
+  for (double w : work) ready.push_back(0.6 * (done += w) / total);
+  const auto balanced = plan_buckets(bytes, 25 * kMiB, kMiB);
+  const auto timed = plan_timed_buckets(bytes, ready, {0.002, 78.7e6}, 25 * kMiB);
+  const double balanced_end = predicted_end_s(balanced, bytes, ready, {0.002, 78.7e6});
+  const double timed_end = predicted_end_s(timed, bytes, ready, {0.002, 78.7e6});
+  EXPECT_LT(timed_end, balanced_end - 0.05);
+  EXPECT_LT(bucket_bytes(timed, bytes).back(), bucket_bytes(balanced, bytes).back());
+  for (int64_t size : bucket_bytes(timed, bytes)) EXPECT_LE(size, 25 * kMiB);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ Shapes vgg11_shapes();
 // any synchronised gradient against the reference (mean or sum over ranks, computed in double
 // on every rank), relative to the largest reference magnitude; -1 if a step's finish()
 // answered wrongly whether a gradient is to be applied (stale mode: not on the first step).
+// A strategy that plans from time gets a Timeline after the first step.
 double strategy_error(Communicator& comm, const std::string& name, SyncMode mode,
                       Aggregate aggregate, const Shapes& shapes, double bucket_mb = 0.001);
 

@@ -1,7 +1,10 @@
 #include "sync/bucketed.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
+
+#include "sync/bucket_plan.h"
 
 namespace dtbench {
 namespace {
@@ -16,6 +19,11 @@ struct Bucket {
   std::unique_ptr<Request> request;
 };
 
+struct Slot {
+  size_t bucket = 0;
+  size_t member = 0;  // index into the bucket's params and offsets
+};
+
 class BucketedSync : public GradSync {
  public:
   explicit BucketedSync(const SyncOptions& options) : options_(options) {}
@@ -24,24 +32,19 @@ class BucketedSync : public GradSync {
     params_ = params;
     comm_ = &comm;
     scale_ = options_.aggregate == Aggregate::mean ? 1.0 / comm.size() : 1.0;
-    assign_buckets();
+    for (size_t i = params_.size(); i-- > 0;) bytes_.push_back(params_[i].numel() * 4);
+    cap_ = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+    assign_buckets(plan_buckets(bytes_, cap_, std::min(cap_, kFirstBucketBytes)));
     if (options_.mode != SyncMode::overlap) return;
-    for (size_t b = 0; b < buckets_.size(); ++b) {
-      for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
-        params_[buckets_[b].params[k]].register_hook(
-            [this, b, k](const at::Tensor& grad) { on_gradient(b, k, grad); });
-      }
+    for (size_t i = 0; i < params_.size(); ++i) {
+      params_[i].register_hook([this, i](const at::Tensor& grad) { on_gradient(i, grad); });
     }
   }
 
   bool finish() override {
     if (options_.mode == SyncMode::blocking) {
-      for (size_t b = 0; b < buckets_.size(); ++b) {
-        for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
-          pack(b, k, params_[buckets_[b].params[k]].grad());
-        }
-        comm_->allreduce(buckets_[b].buffer);
-      }
+      for (size_t i = 0; i < params_.size(); ++i) pack(i, params_[i].grad());
+      for (auto& bucket : buckets_) comm_->allreduce(bucket.buffer);
     } else {
       launch_full_buckets();
       for (auto& bucket : buckets_) {
@@ -54,32 +57,51 @@ class BucketedSync : public GradSync {
     return true;
   }
 
+  bool plans_from_timeline() const override {
+    return options_.mode == SyncMode::overlap && comm_->size() > 1;
+  }
+
+  void plan(const Timeline& timeline) override {
+    if (timeline.bytes_per_s <= 0 || timeline.ready_s.size() != params_.size()) return;
+    std::vector<double> ready;  // in backward's order, as bytes_
+    for (size_t i = params_.size(); i-- > 0;) ready.push_back(timeline.ready_s[i]);
+    // The probe's cost, measured alone. While backward runs, communication may move slower
+    // (on a machine whose cores backward keeps busy), which makes the plan optimistic but not
+    // wrong in kind: the late, small gradients still get buckets of their own.
+    assign_buckets(
+        plan_timed_buckets(bytes_, ready, {timeline.latency_s, timeline.bytes_per_s}, cap_));
+  }
+
  private:
-  void assign_buckets() {
-    std::vector<int64_t> bytes;  // in the order backward produces the gradients
-    for (size_t i = params_.size(); i-- > 0;) bytes.push_back(params_[i].numel() * 4);
-    const auto cap = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
-    for (const auto& members : plan_buckets(bytes, cap, std::min(cap, kFirstBucketBytes))) {
+  // `plan` holds positions in backward's order, as bytes_.
+  void assign_buckets(const BucketPlan& plan) {
+    plan_ = plan;
+    buckets_.clear();
+    slots_.assign(params_.size(), Slot{});
+    for (const auto& members : plan) {
       Bucket bucket;
       int64_t floats = 0;
       for (size_t position : members) {
-        bucket.params.push_back(params_.size() - 1 - position);
+        const size_t param = params_.size() - 1 - position;
+        slots_[param] = {buckets_.size(), bucket.params.size()};
+        bucket.params.push_back(param);
         bucket.offsets.push_back(floats);
-        floats += bytes[position] / 4;
+        floats += bytes_[position] / 4;
       }
       bucket.buffer = at::zeros({floats}, params_[0].options().requires_grad(false));
       buckets_.push_back(std::move(bucket));
     }
   }
 
-  void pack(size_t b, size_t k, const at::Tensor& grad) {
-    Bucket& bucket = buckets_[b];
-    bucket.buffer.narrow(0, bucket.offsets[k], grad.numel()).copy_(grad.reshape({-1}));
+  void pack(size_t param, const at::Tensor& grad) {
+    const Slot slot = slots_[param];
+    Bucket& bucket = buckets_[slot.bucket];
+    bucket.buffer.narrow(0, bucket.offsets[slot.member], grad.numel()).copy_(grad.reshape({-1}));
   }
 
-  void on_gradient(size_t b, size_t k, const at::Tensor& grad) {
-    pack(b, k, grad);
-    ++buckets_[b].arrived;
+  void on_gradient(size_t param, const at::Tensor& grad) {
+    pack(param, grad);
+    ++buckets_[slots_[param].bucket].arrived;
     launch_full_buckets();
     // OpenMPI moves nonblocking collectives only inside MPI calls: poke the ones in flight.
     for (size_t i = 0; i < next_; ++i) buckets_[i].request->test();
@@ -96,8 +118,13 @@ class BucketedSync : public GradSync {
     for (auto& bucket : buckets_) {
       for (size_t k = 0; k < bucket.params.size(); ++k) {
         at::Tensor grad = params_[bucket.params[k]].mutable_grad();
-        grad.view({-1}).copy_(bucket.buffer.narrow(0, bucket.offsets[k], grad.numel()));
-        if (scale_ != 1.0) grad.mul_(scale_);
+        at::Tensor sum = bucket.buffer.narrow(0, bucket.offsets[k], grad.numel());
+        at::Tensor flat = grad.view({-1});
+        if (scale_ != 1.0) {
+          at::mul_out(flat, sum, scale_);  // copy and scale in one pass
+        } else {
+          flat.copy_(sum);
+        }
       }
       bucket.arrived = 0;
       bucket.request.reset();
@@ -107,34 +134,17 @@ class BucketedSync : public GradSync {
 
   SyncOptions options_;
   std::vector<at::Tensor> params_;
+  std::vector<int64_t> bytes_;  // each parameter's size, in backward's order
+  int64_t cap_ = 0;
   Communicator* comm_ = nullptr;
   double scale_ = 1.0;
+  BucketPlan plan_;  // the buckets_' parameters as positions in bytes_
   std::vector<Bucket> buckets_;
-  size_t next_ = 0;  // the first bucket not yet launched
+  std::vector<Slot> slots_;  // per parameter, in model order
+  size_t next_ = 0;          // the first bucket not yet launched
 };
 
 }  // namespace
-
-std::vector<std::vector<size_t>> plan_buckets(const std::vector<int64_t>& bytes, int64_t cap,
-                                              int64_t first_cap) {
-  std::vector<std::vector<size_t>> buckets;
-  int64_t rest = 0;
-  for (int64_t b : bytes) rest += b;
-  int64_t target = first_cap;
-  int64_t filled = 0;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (filled == 0) buckets.emplace_back();
-    buckets.back().push_back(i);
-    filled += bytes[i];
-    rest -= bytes[i];
-    if (filled >= target && rest > 0) {
-      const int64_t k = (rest + cap - 1) / cap;
-      target = (rest + k - 1) / k;
-      filled = 0;
-    }
-  }
-  return buckets;
-}
 
 std::unique_ptr<GradSync> make_bucketed_sync(const SyncOptions& options) {
   return std::make_unique<BucketedSync>(options);

@@ -1,7 +1,8 @@
 #pragma once
 // A gradient-synchronisation strategy: after finish() returns, every parameter's grad() holds
 // the gradient aggregated over all ranks. Strategies contain no clocks and print nothing; the
-// trainer times them (exposed sync = the time inside finish()).
+// trainer times them (exposed sync = the time inside finish()) and measures the Timeline a
+// strategy may plan from.
 #include <ATen/core/Tensor.h>
 
 #include <functional>
@@ -26,6 +27,17 @@ struct SyncOptions {
   double bucket_mb = 25;  // bucketed and c10d_ddp
 };
 
+// What the trainer measured for a strategy that plans from time: when each parameter's
+// gradient became ready in the first (untimed) iteration, in seconds from the start of backward,
+// in model order, the latest over ranks (negative: it never arrived on any rank); and, before
+// training, alone on the strategy's communicator, the cost of an allreduce of b bytes,
+// latency_s + b / bytes_per_s. Every rank holds the same Timeline.
+struct Timeline {
+  std::vector<double> ready_s;
+  double latency_s = 0;
+  double bytes_per_s = 0;
+};
+
 class GradSync {
  public:
   virtual ~GradSync() = default;
@@ -36,6 +48,10 @@ class GradSync {
   // Blocks until every grad() holds the aggregate. Returns false when there is no gradient to
   // apply this step (stale mode's first step).
   virtual bool finish() = 0;
+  // True if plan() wants a Timeline: the trainer then measures one and calls plan() on every
+  // rank after the first iteration (as DDP rebuilds its buckets after the first iteration).
+  virtual bool plans_from_timeline() const { return false; }
+  virtual void plan(const Timeline& /*timeline*/) {}
 };
 
 // A strategy's data movement on one flat tensor: on return t holds the SUM over ranks, on

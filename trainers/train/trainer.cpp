@@ -22,10 +22,15 @@
 #include "train/resource_usage.h"
 #include "train/stats.h"
 #include "train/system_info.h"
+#include "train/timeline.h"
 
 namespace dtbench {
 
 namespace F = torch::nn::functional;
+
+// The larger allreduce of the link probe (or the whole gradient, if smaller): big enough that
+// the rate, not the latency, sets its time.
+constexpr int64_t kLinkProbeBytes = 4 * 1024 * 1024;
 
 int default_threads() {
   // libtorch's own default here is 1 thread; share the host's CPUs among the ranks on it
@@ -117,6 +122,13 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
   broadcast_from_rank0(/*parameters=*/true, /*buffers=*/true);
   sync_ = sync_spec.make(options);
   sync_->setup(model_->parameters(), comm_);
+  if (sync_->plans_from_timeline()) {
+    // Here, before run() starts counting bytes: the probe is not the strategy's traffic.
+    int64_t bytes = 0;
+    for (const auto& p : model_->parameters()) bytes += p.numel() * 4;
+    measure_allreduce_cost(comm_, std::min<int64_t>(bytes, kLinkProbeBytes), timeline_);
+    clock_ = std::make_unique<GradientClock>(model_->parameters());
+  }
 }
 
 Trainer::~Trainer() = default;
@@ -163,6 +175,7 @@ RunRecord Trainer::run() {
       watchdog_->beat();
       own_times.push_back(t.total_s);
       if (config_.world_size > 1) loss = reduce_across_ranks(t, loss);
+      if (clock_) plan_from_first_iteration();
       record.iterations.add(epoch, step, loss, t);
 
       if (step % config_.log_interval == 0 || step == steps) {
@@ -224,6 +237,7 @@ IterationTimes Trainer::train_step(int64_t epoch, const std::vector<int64_t>& in
   if (config_.rank == config_.slow_rank) busy_wait_ms(config_.slow_ms);
   timer.lap(Phase::forward);
   sync_->before_backward(loss);
+  if (clock_) clock_->start();
   loss.backward();
   timer.lap(Phase::backward);
   bool apply = sync_->finish();
@@ -232,6 +246,13 @@ IterationTimes Trainer::train_step(int64_t epoch, const std::vector<int64_t>& in
   timer.lap(Phase::optimizer);
   *loss_value = loss.item<double>();
   return timer.finish();
+}
+
+void Trainer::plan_from_first_iteration() {
+  timeline_.ready_s = clock_->ready_s();
+  clock_.reset();
+  agree_on_latest(*control_, timeline_.ready_s);
+  sync_->plan(timeline_);
 }
 
 void Trainer::check_replicas(int64_t epoch) {

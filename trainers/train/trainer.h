@@ -11,6 +11,7 @@
 #include "sync/grad_sync.h"
 #include "train/config.h"
 #include "train/record.h"
+#include "train/timeline.h"
 #include "train/watchdog.h"
 
 namespace dtbench {
@@ -49,6 +50,8 @@ class Trainer {
   // loss.
   double reduce_across_ranks(IterationTimes& t, double loss);
   void broadcast_from_rank0(bool parameters, bool buffers);
+  // Hands the strategy the first iteration's Timeline (outside the timed region).
+  void plan_from_first_iteration();
   void check_replicas(int64_t epoch);
   Evaluation evaluate(int64_t epoch, int64_t iterations_done);
   bool reached_max_iters(const RunRecord& record) const;
@@ -65,6 +68,8 @@ class Trainer {
   Classifier model_;
   std::unique_ptr<GradSync> sync_;
   std::unique_ptr<Watchdog> watchdog_;
+  Timeline timeline_;                     // for a strategy that plans from time
+  std::unique_ptr<GradientClock> clock_;  // set until the first iteration has run
 };
 
 }  // namespace dtbench

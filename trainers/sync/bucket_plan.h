@@ -1,0 +1,40 @@
+#pragma once
+// How `bucketed` cuts the gradient into buckets. The plans take each parameter's size in bytes
+// in the order backward produces the gradients, and return the buckets as runs of indices into
+// it, in that order; a parameter is never split.
+#include <cstdint>
+#include <vector>
+
+namespace dtbench {
+
+using BucketPlan = std::vector<std::vector<size_t>>;
+
+// Before anything is measured. The first bucket closes at first_cap bytes (DDP's 1 MiB). The
+// rest need k = ceil(rest / cap) buckets under the cap; where DDP fills each to the cap and
+// leaves the remainder last, these close at rest / k, so that no bucket waits for more of
+// backward than it must (on VGG-11 at 25 MiB: 9.5, 18.9 and 8.6 MB instead of 9.5, 27.1 and
+// 0.3 MB, whose middle bucket could leave only after 86% of backward).
+BucketPlan plan_buckets(const std::vector<int64_t>& bytes, int64_t cap, int64_t first_cap);
+
+// The cost of allreducing buckets one after another, backward starting at time 0: a bucket
+// leaves once its last gradient is ready and the allreduce before it has ended, and takes
+// latency_s + bytes / bytes_per_s.
+struct LinkModel {
+  double latency_s = 0;
+  double bytes_per_s = 0;
+};
+
+// The finish time of the last allreduce of `plan` (0 for no buckets). ready_s is in the order
+// of bytes; negative: never ready, taken as the last one ready.
+double predicted_end_s(const BucketPlan& plan, const std::vector<int64_t>& bytes,
+                       const std::vector<double>& ready_s, const LinkModel& link);
+
+// The plan that ends earliest under the model. No bucket is over the cap unless one parameter
+// holds all its bytes, and none is empty (zero-byte parameters join a neighbour). Buckets of one
+// parameter each would hide the most if latency were free; the latency is what makes the plan
+// merge them. Exact: dynamic programming over the cut points, O(n^2).
+BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes,
+                              const std::vector<double>& ready_s, const LinkModel& link,
+                              int64_t cap);
+
+}  // namespace dtbench

@@ -1,0 +1,69 @@
+#include "train/timeline.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace dtbench {
+
+GradientClock::GradientClock(std::vector<at::Tensor> params)
+    : params_(std::move(params)), ready_s_(params_.size(), -1.0), start_(Clock::now()) {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    hooks_.push_back(params_[i].register_hook([this, i](const at::Tensor&) {
+      ready_s_[i] = std::chrono::duration<double>(Clock::now() - start_).count();
+    }));
+  }
+}
+
+GradientClock::~GradientClock() {
+  for (size_t i = 0; i < params_.size(); ++i) params_[i].remove_hook(hooks_[i]);
+}
+
+void GradientClock::start() {
+  std::fill(ready_s_.begin(), ready_s_.end(), -1.0);
+  start_ = Clock::now();
+}
+
+
+namespace {
+
+// The slowest rank's median time of three allreduces of t, after one untimed.
+double allreduce_seconds(Communicator& comm, at::Tensor& t) {
+  comm.allreduce(t);
+  std::vector<double> times;
+  for (int rep = 0; rep < 3; ++rep) {
+    comm.barrier();
+    const auto begin = std::chrono::steady_clock::now();
+    comm.allreduce(t);
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+  }
+  std::sort(times.begin(), times.end());
+  at::Tensor slowest = at::full({1}, times[1], at::kFloat);
+  comm.allreduce(slowest, ReduceOp::max);
+  return slowest.item<double>();
+}
+
+}  // namespace
+
+void measure_allreduce_cost(Communicator& comm, int64_t bytes, Timeline& out) {
+  at::Tensor one = at::zeros({1}, at::kFloat);
+  at::Tensor many = at::zeros({std::max<int64_t>(bytes / 4, 2)}, at::kFloat);
+  const double small = allreduce_seconds(comm, one);
+  const double large = allreduce_seconds(comm, many);
+  out.latency_s = small;
+  out.bytes_per_s = large > small ? static_cast<double>(many.numel() - 1) * 4 / (large - small) : 0;
+}
+
+void agree_on_latest(Communicator& comm, std::vector<double>& ready_s) {
+  if (ready_s.empty()) return;
+  // Float, as Communicator carries it; the maximum is exact, so every rank gets the same values.
+  at::Tensor t = at::empty({static_cast<int64_t>(ready_s.size())}, at::kFloat);
+  float* values = t.data_ptr<float>();
+  for (size_t i = 0; i < ready_s.size(); ++i) values[i] = static_cast<float>(ready_s[i]);
+  comm.allreduce(t, ReduceOp::max);
+  for (size_t i = 0; i < ready_s.size(); ++i) ready_s[i] = values[i];
+}
+
+}  // namespace dtbench
