@@ -59,9 +59,8 @@ double predicted_end_s(const BucketPlan& plan, const std::vector<int64_t>& bytes
   return end;
 }
 
-BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes,
-                              const std::vector<double>& ready_s, const LinkModel& link,
-                              int64_t cap) {
+BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vector<double>& ready_s,
+                              const LinkModel& link, int64_t cap) {
   const size_t n = bytes.size();
   const std::vector<double> ready = known_ready(ready_s);
   // end[i]: the earliest time the first i gradients can all have been allreduced, the last

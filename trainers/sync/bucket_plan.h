@@ -33,8 +33,7 @@ double predicted_end_s(const BucketPlan& plan, const std::vector<int64_t>& bytes
 // holds all its bytes, and none is empty (zero-byte parameters join a neighbour). Buckets of one
 // parameter each would hide the most if latency were free; the latency is what makes the plan
 // merge them. Exact: dynamic programming over the cut points, O(n^2).
-BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes,
-                              const std::vector<double>& ready_s, const LinkModel& link,
-                              int64_t cap);
+BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vector<double>& ready_s,
+                              const LinkModel& link, int64_t cap);
 
 }  // namespace dtbench

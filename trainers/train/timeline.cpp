@@ -25,7 +25,6 @@ void GradientClock::start() {
   start_ = Clock::now();
 }
 
-
 namespace {
 
 // The slowest rank's median time of three allreduces of t, after one untimed.
