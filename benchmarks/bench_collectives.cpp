@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <numeric>
 
 #include "collectives/collective.h"
 #include "harness.h"
@@ -78,8 +79,7 @@ void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
                     MPI_COMM_WORLD);
       t = MPI_Wtime() - t0;
     }
-    double total = 0;
-    for (double t : times) total += t;
+    const double total = std::accumulate(times.begin(), times.end(), 0.0);
     state.SetIterationTime(max_over_ranks(*w.control, total / static_cast<double>(repeats)));
     at::Tensor slowest = at::from_blob(times.data(), {repeats}, at::kDouble).to(at::kFloat);
     w.control->allreduce(slowest, ReduceOp::max);

@@ -75,7 +75,6 @@ class BucketedSync : public GradSync {
  private:
   // `plan` holds positions in backward's order, as bytes_.
   void assign_buckets(const BucketPlan& plan) {
-    plan_ = plan;
     buckets_.clear();
     slots_.assign(params_.size(), Slot{});
     for (const auto& members : plan) {
@@ -138,7 +137,6 @@ class BucketedSync : public GradSync {
   int64_t cap_ = 0;
   Communicator* comm_ = nullptr;
   double scale_ = 1.0;
-  BucketPlan plan_;  // the buckets_' parameters as positions in bytes_
   std::vector<Bucket> buckets_;
   std::vector<Slot> slots_;  // per parameter, in model order
   size_t next_ = 0;          // the first bucket not yet launched

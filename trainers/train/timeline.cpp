@@ -39,9 +39,9 @@ double allreduce_seconds(Communicator& comm, at::Tensor& t) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
   }
   std::sort(times.begin(), times.end());
-  at::Tensor slowest = at::full({1}, times[1], at::kFloat);
-  comm.allreduce(slowest, ReduceOp::max);
-  return slowest.item<double>();
+  std::vector<double> median = {times[1]};
+  agree_on_latest(comm, median);
+  return median[0];
 }
 
 }  // namespace
