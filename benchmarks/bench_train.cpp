@@ -8,12 +8,13 @@
 // handed to Google Benchmark as manual times, so its mean is the course's figure. Phases, bytes
 // per iteration, CPU and memory are counters.
 #include <benchmark/benchmark.h>
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <map>
 #include <regex>
 
+#include "common/allocator.h"
 #include "common/error.h"
 #include "common/rng.h"
 #include "data/datasets.h"
@@ -175,6 +176,7 @@ void register_all(World& w, const Options& options, const std::string& filter) {
 }  // namespace dtbench::bench
 
 int main(int argc, char** argv) {
+  dtbench::keep_freed_memory();
   return dtbench::bench::benchmark_main(
       argc, argv, "bench_train",
       [](dtbench::bench::World& world, dtbench::bench::Options& options,

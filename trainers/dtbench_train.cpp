@@ -5,6 +5,7 @@
 
 #include "comm/launch.h"
 #include "comm/mpi_communicator.h"
+#include "common/allocator.h"
 #include "common/main_guard.h"
 #include "train/cli.h"
 #include "train/record.h"
@@ -12,6 +13,7 @@
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress reaches a log file line by line
+  dtbench::keep_freed_memory();
   int code = dtbench::guarded_main("dtbench-train", [&] {
     auto config = dtbench::parse_train_cli(argc, argv);
     if (!config) return 0;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/allocator.h"
 #include "common/files.h"
 #include "common/git_commit.h"
 
@@ -56,6 +57,7 @@ nlohmann::json describe_system(const std::vector<std::string>& dataset_files) {
       {"compiler", std::string("g++ ") + __VERSION__},
       {"libtorch", TORCH_VERSION},
       {"git_commit", git_commit()},
+      {"malloc", allocator_settings()},
       {"datasets", datasets},
   };
 }
