@@ -4,7 +4,8 @@
 // Per operation: a barrier, then the call, timed on every rank; the iteration's time is the
 // slowest rank's (manual time). Inputs are seeded per (iteration, rank) and every result is
 // checked against its closed form outside the timed region: a wrong element anywhere fails
-// the benchmark and the process exits non-zero.
+// the benchmark and the process exits non-zero. The operations run before Google Benchmark's
+// loop, which then reports their times (as bench_train does with training iterations).
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 #include <mpi.h>
@@ -35,17 +36,26 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   Buffers b = c.allocate(count, comm);
   c.fill(b, comm, -1);
   c.run(comm, b);  // warm-up: connections, first-touch of the buffers
-  int64_t wrong = 0, iteration = 0;
-  for (auto _ : state) {
-    c.fill(b, comm, iteration);
+  // Every operation first, each after a barrier, checked locally: between two operations
+  // nothing crosses the network but the barrier (as in an OSU loop). The slowest rank's time
+  // of each operation and the wrong elements are reduced once, afterwards.
+  const int64_t operations = state.max_iterations;
+  std::vector<float> seconds(static_cast<size_t>(operations));
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < operations; ++i) {
+    c.fill(b, comm, i);
     comm.barrier();
     auto t0 = std::chrono::steady_clock::now();
     c.run(comm, b);
-    state.SetIterationTime(max_over_ranks(*w.control, seconds_since(t0)));
+    seconds[i] = static_cast<float>(seconds_since(t0));
     if (fault_wrong && comm.rank() == 0) (b.out.numel() > 0 ? b.out : b.in).view({-1})[0] = -7;
-    wrong += static_cast<int64_t>(sum_over_ranks(*w.control, c.wrong(b, comm, iteration)));
-    ++iteration;
+    wrong += c.wrong(b, comm, i);
   }
+  at::Tensor slowest = at::from_blob(seconds.data(), {operations}, at::kFloat);
+  if (comm.size() > 1) w.control->allreduce(slowest, ReduceOp::max);
+  wrong = static_cast<int64_t>(sum_over_ranks(*w.control, static_cast<double>(wrong)));
+  size_t k = 0;
+  for (auto _ : state) state.SetIterationTime(seconds[k++]);
   const double bytes = static_cast<double>(count) * 4;
   using benchmark::Counter;
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());

@@ -107,6 +107,12 @@ void train_benchmark(benchmark::State& state, TrainConfig config, World& w,
   state.counters["final_loss"] = r.iterations.loss.back();
   state.counters["ranks"] = static_cast<double>(r.ranks.size());
   state.counters["threads"] = r.threads;
+  state.counters["buckets"] = static_cast<double>(r.bucket_bytes.size());
+  if (!r.bucket_bytes.empty()) {
+    std::vector<std::string> mb;
+    for (int64_t bytes : r.bucket_bytes) mb.push_back(fmt::format("{:.2f}", bytes / 1048576.0));
+    state.SetLabel("bucket MiB: " + fmt::format("{}", fmt::join(mb, " ")));
+  }
 }
 
 // The matrix: every strategy in every mode it has, at the model's batch; bucketed over bucket

@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 
 #include "fixtures.h"
 
@@ -142,6 +144,23 @@ TEST_P(BenchTrainRanks, TimesThirtyNineIterationsWithTheTrainersFigures) {
     // allreduce of LeNet-5's 61,706 floats: 246,824 bytes handed over per rank per iteration.
     EXPECT_EQ(b["payload_sent_bytes"], ranks > 1 ? 246824.0 : 0.0) << b["name"];
     EXPECT_EQ(b["ranks"], ranks);
+    // bucketed names its buckets (MiB, launch order), which hold the whole gradient once.
+    const bool bucketed = b["name"].get<std::string>().find("/sync:bucketed/") != std::string::npos;
+    if (bucketed) {
+      EXPECT_GE(b["buckets"], 1.0) << b["name"];
+      std::istringstream label(b["label"].get<std::string>());
+      std::string words, word;
+      label >> words >> word;
+      EXPECT_EQ(words + " " + word, "bucket MiB:");
+      double mib = 0, total = 0;
+      int count = 0;
+      while (label >> mib) total += mib, ++count;
+      EXPECT_EQ(count, b["buckets"]) << b["label"];
+      EXPECT_NEAR(total * 1048576, 246824.0, 0.01 * 1048576 * count) << b["label"];
+    } else {
+      EXPECT_EQ(b["buckets"], 0.0) << b["name"];
+      EXPECT_FALSE(b.contains("label")) << b["name"];
+    }
   }
   EXPECT_EQ(r.json["context"]["dtbench_world_size"], std::to_string(ranks));
 }

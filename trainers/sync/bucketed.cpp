@@ -72,6 +72,12 @@ class BucketedSync : public GradSync {
         plan_timed_buckets(bytes_, ready, {timeline.latency_s, timeline.bytes_per_s}, cap_));
   }
 
+  std::vector<int64_t> bucket_bytes() const override {
+    std::vector<int64_t> sizes;
+    for (const auto& bucket : buckets_) sizes.push_back(bucket.buffer.numel() * 4);
+    return sizes;
+  }
+
  private:
   // `plan` holds positions in backward's order, as bytes_.
   void assign_buckets(const BucketPlan& plan) {

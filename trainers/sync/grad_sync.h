@@ -52,6 +52,9 @@ class GradSync {
   // rank after the first iteration (as DDP rebuilds its buckets after the first iteration).
   virtual bool plans_from_timeline() const { return false; }
   virtual void plan(const Timeline& /*timeline*/) {}
+  // The size in bytes of each bucket, in launch order, as last planned; empty for a strategy
+  // without buckets. The run record keeps it.
+  virtual std::vector<int64_t> bucket_bytes() const { return {}; }
 };
 
 // A strategy's data movement on one flat tensor: on return t holds the SUM over ranks, on

@@ -102,6 +102,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"config", r.config},
       {"system", r.system},
       {"threads", r.threads},
+      {"bucket_bytes", r.bucket_bytes},
       {"iterations", iterations_to_json(r.iterations)},
       {"evaluations", r.evaluations},
       {"ranks", r.ranks},
@@ -118,6 +119,8 @@ RunRecord record_from_json(const nlohmann::json& j) {
     j.at("config").get_to(r.config);
     r.system = j.at("system");
     j.at("threads").get_to(r.threads);
+    if (j.contains("bucket_bytes"))
+      j.at("bucket_bytes").get_to(r.bucket_bytes);  // older records: none
     r.iterations = iterations_from_json(j.at("iterations"));
     j.at("evaluations").get_to(r.evaluations);
     j.at("ranks").get_to(r.ranks);

@@ -52,7 +52,8 @@ struct RankUsage {
 struct RunRecord {
   TrainConfig config;
   nlohmann::json system;
-  int threads = 0;  // what libtorch actually used
+  int threads = 0;                    // what libtorch actually used
+  std::vector<int64_t> bucket_bytes;  // the strategy's buckets at the end, in launch order
   IterationLog iterations;
   std::vector<Evaluation> evaluations;
   std::vector<RankUsage> ranks;

@@ -192,6 +192,7 @@ RunRecord Trainer::run() {
   }
   if (record.iterations.size() <= static_cast<size_t>(kTimedLast)) print_average(record.iterations);
 
+  record.bucket_bytes = sync_->bucket_bytes();
   RankUsage mine;
   mine.rank = config_.rank;
   mine.host = host_name();
