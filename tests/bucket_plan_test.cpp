@@ -104,7 +104,7 @@ std::vector<BucketPlan> every_plan(const std::vector<int64_t>& bytes, int64_t ca
   return plans;
 }
 
-TEST(TimedBucketPlan, EndsAsEarlyAsTheBestOfEveryPlan) {
+TEST(TimedBucketPlan, EndsAsEarlyAsTheBestOfEveryPlanInAsFewBuckets) {
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const size_t n = 1 + mix64(seed) % 10;
     std::vector<int64_t> bytes(n);
@@ -124,8 +124,15 @@ TEST(TimedBucketPlan, EndsAsEarlyAsTheBestOfEveryPlan) {
     for (const auto& other : every_plan(bytes, cap)) {
       best = std::min(best, predicted_end_s(other, bytes, ready, {latency, rate}));
     }
+    size_t fewest = n;
+    for (const auto& other : every_plan(bytes, cap)) {
+      if (predicted_end_s(other, bytes, ready, {latency, rate}) <= best + 1e-9) {
+        fewest = std::min(fewest, other.size());
+      }
+    }
     EXPECT_NEAR(predicted_end_s(plan, bytes, ready, {latency, rate}), best, 1e-9)
         << "seed " << seed;
+    EXPECT_EQ(plan.size(), fewest) << "seed " << seed;
     const auto valid = every_plan(bytes, cap);
     EXPECT_NE(std::find(valid.begin(), valid.end(), plan), valid.end()) << "seed " << seed;
   }
@@ -134,8 +141,13 @@ TEST(TimedBucketPlan, EndsAsEarlyAsTheBestOfEveryPlan) {
 TEST(TimedBucketPlan, LatencyDecidesBetweenOneBucketPerGradientAndOneBucket) {
   const std::vector<int64_t> bytes = {400, 400, 400, 400};
   const std::vector<double> ready = {0.1, 0.2, 0.3, 0.4};
-  // Free latency and a fast link: each gradient leaves as it arrives.
-  EXPECT_EQ(plan_timed_buckets(bytes, ready, {0, 1e6}, 10000).size(), 4u);
+  // Free latency, each gradient taking as long as the gap to the next: each leaves as it
+  // arrives.
+  EXPECT_EQ(plan_timed_buckets(bytes, ready, {0, 4000}, 10000).size(), 4u);
+  // Free latency and a fast link: only the last gradient must leave alone; the others, which
+  // would wait for it anyway, go together (as early an end, fewer operations).
+  const BucketPlan fast = plan_timed_buckets(bytes, ready, {0, 1e6}, 10000);
+  EXPECT_EQ(fast, (BucketPlan{{0, 1, 2}, {3}}));
   // A latency far above the gaps between gradients: one allreduce after the last.
   EXPECT_EQ(plan_timed_buckets(bytes, ready, {10, 1e6}, 10000).size(), 1u);
   // ... unless the cap forbids it.

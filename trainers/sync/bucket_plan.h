@@ -29,10 +29,10 @@ struct LinkModel {
 double predicted_end_s(const BucketPlan& plan, const std::vector<int64_t>& bytes,
                        const std::vector<double>& ready_s, const LinkModel& link);
 
-// The plan that ends earliest under the model. No bucket is over the cap unless one parameter
-// holds all its bytes, and none is empty (zero-byte parameters join a neighbour). Buckets of one
-// parameter each would hide the most if latency were free; the latency is what makes the plan
-// merge them. Exact: dynamic programming over the cut points, O(n^2).
+// The plan that ends earliest under the model, and of those the one with the fewest buckets.
+// No bucket is over the cap unless one parameter holds all its bytes, and none is empty
+// (zero-byte parameters join a neighbour). Exact: dynamic programming over the number of
+// buckets and the cut points, O(n^3) (VGG-11 has 34 parameters).
 BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vector<double>& ready_s,
                               const LinkModel& link, int64_t cap);
 
