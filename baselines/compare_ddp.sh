@@ -5,7 +5,9 @@
 #   baselines/compare_ddp.sh [HOSTS [ROUNDS [THREADS]]]     defaults: hosts/local 3, and
 #   THREADS = this machine's CPUs / 4 (at least 1) intra-op threads per rank on both sides.
 # Environment: DATA_DIR (default data), BUILD (default build), OUT (default
-# $BUILD/ddp-compare/<hosts file name>). Prints every round's mean of iterations 1..39 and the
+# $BUILD/ddp-compare/<hosts file name>); PYTHON_KEEP_FREED=1 adds a row: Python DDP run with
+# the malloc settings dtbench's trainers make for themselves (trainers/common/allocator.h).
+# Prints every round's mean of iterations 1..39 and the
 # ratios to Python DDP; the JSON files stay in OUT.
 set -euo pipefail
 hosts=${1:-hosts/local}
@@ -33,6 +35,13 @@ for round in $(seq 1 "$rounds"); do
   "${launch[@]}" "$python" "$here/python_ddp.py" --data-dir "$data" --threads "$threads" \
     --master "$first:29531" --out "$(realpath "$out")/python-r$round.json" \
     > "$out/python-r$round.log" 2>&1
+  if [ "${PYTHON_KEEP_FREED:-0}" = 1 ]; then
+    echo "round $round/$rounds: Python DDP, keeping freed memory" >&2
+    "${launch[@]}" /usr/bin/env MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 \
+      "$python" "$here/python_ddp.py" --data-dir "$data" --threads "$threads" \
+      --master "$first:29531" --out "$(realpath "$out")/python-kept-r$round.json" \
+      > "$out/python-kept-r$round.log" 2>&1
+  fi
 done
 "$python" - "$out" "$rounds" "$hosts" "$threads" <<'PY'
 import json, statistics, sys
@@ -44,6 +53,11 @@ for r in range(1, rounds + 1):
         rows.setdefault(sync, []).append((b["real_time"] / 1000, b["sync_s"]))
     py = json.load(open(f"{out}/python-r{r}.json"))["mean_1_39_s"]
     rows.setdefault("python_ddp", []).append((py, None))
+    try:
+        kept = json.load(open(f"{out}/python-kept-r{r}.json"))["mean_1_39_s"]
+        rows.setdefault("python_kept", []).append((kept, None))
+    except FileNotFoundError:
+        pass
 base = [t for t, _ in rows["python_ddp"]]
 print(f"VGG-11, 4 ranks over Gloo, global batch 256, {threads} thread(s) per rank, {hosts}")
 print("s/iteration (mean of 1..39) per round | median | exposed sync | ratio to Python DDP "
