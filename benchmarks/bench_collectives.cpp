@@ -42,20 +42,19 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   // finish (4 ranks on 2 cores). The slowest rank's time of each operation and the wrong
   // elements are reduced once, afterwards.
   const int64_t operations = state.max_iterations;
-  std::vector<float> seconds(static_cast<size_t>(operations));
+  std::vector<double> seconds(static_cast<size_t>(operations));
   int64_t wrong = 0;
   for (int64_t i = 0; i < operations; ++i) {
     c.fill(b, comm, i);
     comm.barrier();
     auto t0 = std::chrono::steady_clock::now();
     c.run(comm, b);
-    seconds[i] = static_cast<float>(seconds_since(t0));
+    seconds[i] = seconds_since(t0);
     comm.barrier();
     if (fault_wrong && comm.rank() == 0) (b.out.numel() > 0 ? b.out : b.in).view({-1})[0] = -7;
     wrong += c.wrong(b, comm, i);
   }
-  at::Tensor slowest = at::from_blob(seconds.data(), {operations}, at::kFloat);
-  if (comm.size() > 1) w.control->allreduce(slowest, ReduceOp::max);
+  max_over_ranks(*w.control, seconds);
   wrong = static_cast<int64_t>(sum_over_ranks(*w.control, static_cast<double>(wrong)));
   size_t k = 0;
   for (auto _ : state) state.SetIterationTime(seconds[k++]);
@@ -94,9 +93,8 @@ void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
     }
     const double total = std::accumulate(times.begin(), times.end(), 0.0);
     state.SetIterationTime(max_over_ranks(*w.control, total / static_cast<double>(repeats)));
-    at::Tensor slowest = at::from_blob(times.data(), {repeats}, at::kDouble).to(at::kFloat);
-    w.control->allreduce(slowest, ReduceOp::max);
-    per_op_max = slowest.mean().item<double>();
+    max_over_ranks(*w.control, times);
+    per_op_max = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(repeats);
   }
   state.counters["bytes"] = static_cast<double>(count) * 4;
   state.counters["repeats"] = static_cast<double>(repeats);

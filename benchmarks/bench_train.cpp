@@ -109,9 +109,9 @@ void train_benchmark(benchmark::State& state, TrainConfig config, World& w,
   state.counters["threads"] = r.threads;
   state.counters["buckets"] = static_cast<double>(r.bucket_bytes.size());
   if (!r.bucket_bytes.empty()) {
-    std::vector<std::string> mb;
-    for (int64_t bytes : r.bucket_bytes) mb.push_back(fmt::format("{:.2f}", bytes / 1048576.0));
-    state.SetLabel("bucket MiB: " + fmt::format("{}", fmt::join(mb, " ")));
+    std::vector<double> mib;
+    for (int64_t bytes : r.bucket_bytes) mib.push_back(static_cast<double>(bytes) / 1048576.0);
+    state.SetLabel(fmt::format("bucket MiB: {:.2f}", fmt::join(mib, " ")));
   }
 }
 

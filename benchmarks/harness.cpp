@@ -101,10 +101,9 @@ World join(const Options& options) {
 }
 
 double max_over_ranks(Communicator& control, double seconds) {
-  if (control.size() == 1) return seconds;
-  at::Tensor t = at::full({1}, static_cast<float>(seconds), at::kFloat);
-  control.allreduce(t, ReduceOp::max);
-  return std::max(static_cast<double>(t.item<float>()), seconds);
+  std::vector<double> slowest = {seconds};
+  dtbench::max_over_ranks(control, slowest);
+  return std::max(slowest[0], seconds);  // never below this rank's own, after float rounding
 }
 
 double sum_over_ranks(Communicator& control, double value) {

@@ -86,4 +86,13 @@ std::unique_ptr<Request> Communicator::iallreduce(at::Tensor& t) {
   return do_iallreduce(t);
 }
 
+void max_over_ranks(Communicator& comm, std::vector<double>& values) {
+  if (values.empty() || comm.size() == 1) return;
+  at::Tensor t = at::empty({static_cast<int64_t>(values.size())}, at::kFloat);
+  float* data = t.data_ptr<float>();
+  for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<float>(values[i]);
+  comm.allreduce(t, ReduceOp::max);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = data[i];
+}
+
 }  // namespace dtbench

@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -93,5 +94,9 @@ class Communicator {
   }
   std::atomic<int64_t> sent_{0}, received_{0};
 };
+
+// Collective: replaces each element of values by its maximum over ranks (carried as float32,
+// whose maximum is exact: every rank ends with the same values).
+void max_over_ranks(Communicator& comm, std::vector<double>& values);
 
 }  // namespace dtbench

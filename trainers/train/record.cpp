@@ -119,8 +119,7 @@ RunRecord record_from_json(const nlohmann::json& j) {
     j.at("config").get_to(r.config);
     r.system = j.at("system");
     j.at("threads").get_to(r.threads);
-    if (j.contains("bucket_bytes"))
-      j.at("bucket_bytes").get_to(r.bucket_bytes);  // older records: none
+    r.bucket_bytes = j.value("bucket_bytes", std::vector<int64_t>{});  // older records: none
     r.iterations = iterations_from_json(j.at("iterations"));
     j.at("evaluations").get_to(r.evaluations);
     j.at("ranks").get_to(r.ranks);

@@ -40,7 +40,7 @@ double allreduce_seconds(Communicator& comm, at::Tensor& t) {
   }
   std::sort(times.begin(), times.end());
   std::vector<double> median = {times[1]};
-  agree_on_latest(comm, median);
+  max_over_ranks(comm, median);
   return median[0];
 }
 
@@ -53,16 +53,6 @@ void measure_allreduce_cost(Communicator& comm, int64_t bytes, Timeline& out) {
   const double large = allreduce_seconds(comm, many);
   out.latency_s = small;
   out.bytes_per_s = large > small ? static_cast<double>(many.numel() - 1) * 4 / (large - small) : 0;
-}
-
-void agree_on_latest(Communicator& comm, std::vector<double>& ready_s) {
-  if (ready_s.empty()) return;
-  // Float, as Communicator carries it; the maximum is exact, so every rank gets the same values.
-  at::Tensor t = at::empty({static_cast<int64_t>(ready_s.size())}, at::kFloat);
-  float* values = t.data_ptr<float>();
-  for (size_t i = 0; i < ready_s.size(); ++i) values[i] = static_cast<float>(ready_s[i]);
-  comm.allreduce(t, ReduceOp::max);
-  for (size_t i = 0; i < ready_s.size(); ++i) ready_s[i] = values[i];
 }
 
 }  // namespace dtbench

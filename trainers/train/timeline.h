@@ -39,7 +39,4 @@ class GradientClock {
 // Its bytes count as comm's traffic: call it outside any measured region.
 void measure_allreduce_cost(Communicator& comm, int64_t bytes, Timeline& out);
 
-// Collective: replaces every rank's ready_s by the latest over ranks.
-void agree_on_latest(Communicator& comm, std::vector<double>& ready_s);
-
 }  // namespace dtbench

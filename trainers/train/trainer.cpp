@@ -252,7 +252,7 @@ IterationTimes Trainer::train_step(int64_t epoch, const std::vector<int64_t>& in
 void Trainer::plan_from_first_iteration() {
   timeline_.ready_s = clock_->ready_s();
   clock_.reset();
-  agree_on_latest(*control_, timeline_.ready_s);
+  max_over_ranks(*control_, timeline_.ready_s);  // the latest over ranks, on every rank
   sync_->plan(timeline_);
 }
 
