@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # dtbench against PyTorch's Python DDP on one configuration (VGG-11, CIFAR-10, global batch 256,
 # Gloo, 25 MiB buckets), in interleaved rounds launched the same way (`dtbench launch`):
-# bench_train's allreduce (blocking), bucketed and c10d_ddp, then baselines/python_ddp.py.
+# bench_train's allreduce (blocking), bucketed and c10d_ddp, then bucketed over MPI (dtbench's
+# default backend under mpirun; shared memory between ranks on one host: Debian's Python torch
+# has no MPI backend, so Python DDP has only Gloo), then baselines/python_ddp.py.
 #   baselines/compare_ddp.sh [HOSTS [ROUNDS [THREADS]]]     defaults: hosts/local 3, and
 #   THREADS = this machine's CPUs / 4 (at least 1) intra-op threads per rank on both sides.
 # Environment: DATA_DIR (default data), BUILD (default build), OUT (default
@@ -25,12 +27,18 @@ mkdir -p "$out"
 launch=("$build/dtbench" launch --hosts "$hosts" --ranks "$ranks" --)
 filter='^vgg11/sync:(allreduce/mode:blocking|bucketed/mode:overlap|c10d_ddp/mode:overlap)'
 filter+='/batch:256/bucket_mb:25/aggregate:mean/backend:gloo/'
+mpi_filter='^vgg11/sync:bucketed/mode:overlap/batch:256/bucket_mb:25/aggregate:mean/backend:mpi/'
 for round in $(seq 1 "$rounds"); do
   echo "round $round/$rounds: bench_train" >&2
   "${launch[@]}" "$(realpath "$build/bench_train")" --backend gloo --data-dir "$data" \
     --threads "$threads" --benchmark_filter="$filter" \
     --benchmark_out="$(realpath "$out")/train-r$round.json" --benchmark_out_format=json \
     > "$out/train-r$round.log" 2>&1
+  echo "round $round/$rounds: bench_train, bucketed over MPI" >&2
+  "${launch[@]}" "$(realpath "$build/bench_train")" --backend mpi --data-dir "$data" \
+    --threads "$threads" --benchmark_filter="${mpi_filter}" \
+    --benchmark_out="$(realpath "$out")/train-mpi-r$round.json" --benchmark_out_format=json \
+    > "$out/train-mpi-r$round.log" 2>&1
   echo "round $round/$rounds: Python DDP" >&2
   "${launch[@]}" "$python" "$here/python_ddp.py" --data-dir "$data" --threads "$threads" \
     --master "$first:29531" --out "$(realpath "$out")/python-r$round.json" \
@@ -48,9 +56,10 @@ import json, statistics, sys
 out, rounds, hosts, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rows = {}
 for r in range(1, rounds + 1):
-    for b in json.load(open(f"{out}/train-r{r}.json"))["benchmarks"]:
-        sync = b["name"].split("/")[1].split(":")[1]
-        rows.setdefault(sync, []).append((b["real_time"] / 1000, b["sync_s"]))
+    for backend, file in (("gloo", f"{out}/train-r{r}.json"), ("mpi", f"{out}/train-mpi-r{r}.json")):
+        for b in json.load(open(file))["benchmarks"]:
+            sync = b["name"].split("/")[1].split(":")[1] + ("" if backend == "gloo" else "_mpi")
+            rows.setdefault(sync, []).append((b["real_time"] / 1000, b["sync_s"]))
     py = json.load(open(f"{out}/python-r{r}.json"))["mean_1_39_s"]
     rows.setdefault("python_ddp", []).append((py, None))
     try:
@@ -59,14 +68,14 @@ for r in range(1, rounds + 1):
     except FileNotFoundError:
         pass
 base = [t for t, _ in rows["python_ddp"]]
-print(f"VGG-11, 4 ranks over Gloo, global batch 256, {threads} thread(s) per rank, {hosts}")
+print(f"VGG-11, 4 ranks over Gloo (_mpi: over MPI), global batch 256, {threads} thread(s) per rank, {hosts}")
 print("s/iteration (mean of 1..39) per round | median | exposed sync | ratio to Python DDP "
       "per round | of the medians")
 for name, values in rows.items():
     times = [t for t, _ in values]
     sync = [s for _, s in values if s is not None]
     ratios = [t / b for t, b in zip(times, base)]
-    print(f"{name:11} {' '.join(f'{t:.3f}' for t in times)} | {statistics.median(times):.3f} | "
+    print(f"{name:12} {' '.join(f'{t:.3f}' for t in times)} | {statistics.median(times):.3f} | "
           + (f"{statistics.median(sync):.3f} s" if sync else "-") + " | "
           + " ".join(f"{x:.3f}" for x in ratios)
           + f" | {statistics.median(times) / statistics.median(base):.3f}")

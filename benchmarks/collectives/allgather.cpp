@@ -11,14 +11,12 @@ Collective allgather_collective() {
             return Buffers{at::empty({count / c.size()}), at::empty({count})};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
-            fill_seeded(b.in, i, c.rank(), c.rank() * b.in.numel());
+            fill_seeded(b.in, i, c.rank() * b.in.numel(), input_of(c.rank()));
             b.out.fill_(-1);
           },
           [](Communicator& c, Buffers& b) { c.allgather(b.in, b.out); },
-          [](const Buffers& b, const Communicator&, int64_t i) {
-            const int64_t part = b.in.numel();
-            return count_mismatches(
-                b.out, 0, [&](int64_t e) { return seeded(i, static_cast<int>(e / part), e); });
+          [](const Buffers& b, const Communicator& c, int64_t i) {
+            return count_rank_part_mismatches(b.out, i, c.size());
           }};
 }
 

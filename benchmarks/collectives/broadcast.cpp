@@ -12,14 +12,14 @@ Collective broadcast_collective() {
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
             if (c.rank() == 0) {
-              fill_seeded(b.in, i, 0, 0);
+              fill_seeded(b.in, i, 0, input_of(0));
             } else {
               b.in.fill_(-1);  // anything but the answer
             }
           },
           [](Communicator& c, Buffers& b) { c.broadcast(b.in, 0); },
           [](const Buffers& b, const Communicator&, int64_t i) {
-            return count_mismatches(b.in, 0, [&](int64_t e) { return seeded(i, 0, e); });
+            return count_mismatches(b.in, i, 0, input_of(0));
           }};
 }
 

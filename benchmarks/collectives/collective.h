@@ -28,25 +28,32 @@ struct Collective {
   int64_t (*wrong)(const Buffers& b, const Communicator& comm, int64_t iteration);
 };
 
-// The input element e of rank r at iteration i: a small integer, so every sum is exact.
-inline float seeded(int64_t iteration, int rank, int64_t e) {
-  return static_cast<float>((iteration * 7 + e * 3) % 17 + rank);
+// Inputs are seeded per (iteration, rank, element): element e of rank r at iteration i holds
+// residue(i, e) + r, with residue(i, e) = (7i + 3e) mod 17: small integers, so every sum over
+// ranks is exact. What a collective must leave is then want(e) = scale x residue(i, e) +
+// offset: one rank's input (input_of) or the sum of n ranks' inputs (sum_of).
+struct Seeded {
+  float scale = 1;
+  float offset = 0;
+};
+inline Seeded input_of(int rank) {
+  return {1.0f, static_cast<float>(rank)};
 }
-// The sum of seeded(i, r, e) over n ranks.
-inline float seeded_sum(int64_t iteration, int n, int64_t e) {
-  return static_cast<float>(n * ((iteration * 7 + e * 3) % 17) + n * (n - 1) / 2);
+inline Seeded sum_of(int n) {
+  return {static_cast<float>(n), static_cast<float>(n * (n - 1) / 2)};
 }
 
-// Fills t[k] = seeded(iteration, rank, first + k).
-void fill_seeded(at::Tensor& t, int64_t iteration, int rank, int64_t first);
-// Elements of t[k] that differ from want(first + k).
-template <typename Want>
-int64_t count_mismatches(const at::Tensor& t, int64_t first, Want want) {
-  const float* data = t.data_ptr<float>();
-  int64_t wrong = 0;
-  for (int64_t k = 0; k < t.numel(); ++k) wrong += data[k] != want(first + k) ? 1 : 0;
-  return wrong;
-}
+// residue(i, e) in closed form (the loops below read it from a table; tests compare the two).
+int64_t seed_residue(int64_t iteration, int64_t e);
+
+// t[k] = want(first + k).
+void fill_seeded(at::Tensor& t, int64_t iteration, int64_t first, Seeded want);
+// How many t[k] differ from want(first + k).
+int64_t count_mismatches(const at::Tensor& t, int64_t iteration, int64_t first, Seeded want);
+// The same for a vector of `parts` equal parts, part p holding rank p's input: what gather,
+// allgather and scatter lay out.
+void fill_rank_parts(at::Tensor& t, int64_t iteration, int parts);
+int64_t count_rank_part_mismatches(const at::Tensor& t, int64_t iteration, int parts);
 
 // The sum of every rank's vector, left in place (in) on every rank, or only on rank 0
 // (root_only): allreduce, reduce, and the hand-written and composite sums.

@@ -12,15 +12,12 @@ Collective gather_collective() {
             return Buffers{at::empty({count / c.size()}), at::empty({c.rank() == 0 ? count : 0})};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
-            fill_seeded(b.in, i, c.rank(), c.rank() * b.in.numel());
+            fill_seeded(b.in, i, c.rank() * b.in.numel(), input_of(c.rank()));
             b.out.fill_(-1);
           },
           [](Communicator& c, Buffers& b) { c.gather(b.in, b.out, 0); },
           [](const Buffers& b, const Communicator& c, int64_t i) -> int64_t {
-            if (c.rank() != 0) return 0;
-            const int64_t part = b.in.numel();
-            return count_mismatches(
-                b.out, 0, [&](int64_t e) { return seeded(i, static_cast<int>(e / part), e); });
+            return c.rank() == 0 ? count_rank_part_mismatches(b.out, i, c.size()) : 0;
           }};
 }
 

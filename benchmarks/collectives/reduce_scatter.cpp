@@ -13,13 +13,12 @@ Collective reduce_scatter_collective() {
             return Buffers{at::empty({count}), at::empty({count / c.size()})};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
-            fill_seeded(b.in, i, c.rank(), 0);
+            fill_seeded(b.in, i, 0, input_of(c.rank()));
             b.out.fill_(-1);
           },
           [](Communicator& c, Buffers& b) { c.reduce_scatter(b.in, b.out); },
           [](const Buffers& b, const Communicator& c, int64_t i) {
-            return count_mismatches(b.out, c.rank() * b.out.numel(),
-                                    [&](int64_t e) { return seeded_sum(i, c.size(), e); });
+            return count_mismatches(b.out, i, c.rank() * b.out.numel(), sum_of(c.size()));
           }};
 }
 
