@@ -14,7 +14,6 @@
 #include <map>
 #include <regex>
 
-#include "common/allocator.h"
 #include "common/error.h"
 #include "common/rng.h"
 #include "data/datasets.h"
@@ -182,7 +181,6 @@ void register_all(World& w, const Options& options, const std::string& filter) {
 }  // namespace dtbench::bench
 
 int main(int argc, char** argv) {
-  dtbench::keep_freed_memory();
   return dtbench::bench::benchmark_main(
       argc, argv, "bench_train",
       [](dtbench::bench::World& world, dtbench::bench::Options& options,

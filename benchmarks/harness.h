@@ -45,9 +45,10 @@ int run_benchmarks(int* argc, char** argv, const Options& options, World& world)
 // The value of --benchmark_filter in argv, "" if absent.
 std::string benchmark_filter(int argc, char** argv);
 
-// The whole main() of a benchmark binary: parses the options, joins the world, lets
-// register_benchmarks register (given the --benchmark_filter value), runs them, and returns
-// the exit code (1 if any benchmark failed on any rank; one line on stderr says so).
+// The whole main() of a benchmark binary: keeps freed memory as the trainers do
+// (common/allocator.h; recorded in the context's dtbench_system), parses the options, joins the
+// world, lets register_benchmarks register (given the --benchmark_filter value), runs them, and
+// returns the exit code (1 if any benchmark failed on any rank; one line on stderr says so).
 int benchmark_main(
     int argc, char** argv, const char* program,
     const std::function<void(World&, Options&, const std::string& filter)>& register_benchmarks);

@@ -51,6 +51,12 @@ std::string mpirun(int ranks) {
          " --oversubscribe --bind-to none --mca mpi_yield_when_idle 1";
 }
 
+// Both binaries run under the trainers' allocator setting, and say so in the context.
+void expect_keeps_freed_memory(const nlohmann::json& context) {
+  const auto system = nlohmann::json::parse(context.value("dtbench_system", "{}"));
+  EXPECT_EQ(system.value("malloc", ""), "keep freed memory (mmap and trim thresholds 1 GiB)");
+}
+
 void expect_checked_results(const BenchRun& r, int ranks, const std::string& backend) {
   ASSERT_EQ(r.code, 0);
   ASSERT_TRUE(r.json.is_object());
@@ -60,6 +66,7 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
   for (const char* key : {"dtbench_git_commit", "dtbench_hosts", "dtbench_mpi", "dtbench_system"}) {
     EXPECT_TRUE(context.contains(key)) << key;
   }
+  expect_keeps_freed_memory(context);
   const auto& benchmarks = r.json["benchmarks"];
   EXPECT_GE(benchmarks.size(), 10u);
   for (const auto& b : benchmarks) {
@@ -163,6 +170,7 @@ TEST_P(BenchTrainRanks, TimesThirtyNineIterationsWithTheTrainersFigures) {
     }
   }
   EXPECT_EQ(r.json["context"]["dtbench_world_size"], std::to_string(ranks));
+  expect_keeps_freed_memory(r.json["context"]);
 }
 
 INSTANTIATE_TEST_SUITE_P(OneAndFour, BenchTrainRanks, ::testing::Values(1, 4));
