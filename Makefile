@@ -15,6 +15,7 @@ SOURCES = $(shell git ls-files '*.cpp' '*.h')
 
 HOSTS     ?= hosts/local
 MATRIX    ?= quick
+REPEAT    ?=
 RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
 REPORT_DIRS ?= $(wildcard results/*/)
 REPORT    ?= report/build/group.pdf
@@ -29,7 +30,8 @@ help:
 	@echo "make test          build and run every test (ctest)"
 	@echo "make train         VGG-11 on CIFAR-10, 1 epoch, from DATA_DIR"
 	@echo "make bench         run MATRIX (now: $(MATRIX)) over HOSTS (now: $(HOSTS)) into RESULTS;"
-	@echo "                   rerun to resume; BENCH_ARGS=--retry-failed or --dry-run"
+	@echo "                   REPEAT=R: R repetitions in rounds; rerun to resume;"
+	@echo "                   BENCH_ARGS=--retry-failed, --dry-run, noise guard options"
 	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose)"
 	@echo "make cluster-up    the emulated 4-host cluster (root): hosts/netns-4; cluster-down, -status"
 	@echo "make format        clang-format every source file; format-check only checks"
@@ -55,7 +57,7 @@ train: build
 
 bench: build
 	$(BUILD_DIR)/dtbench run --hosts $(HOSTS) --matrix $(MATRIX) --data-dir $(DATA_DIR) \
-	  --out $(RESULTS) $(BENCH_ARGS)
+	  --out $(RESULTS) $(if $(REPEAT),--repeat $(REPEAT)) $(BENCH_ARGS)
 
 report: build
 	@test -n "$(REPORT_DIRS)" || { echo "make report: nothing in results/: run make bench first"; exit 2; }

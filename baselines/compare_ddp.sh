@@ -60,10 +60,10 @@ for r in range(1, rounds + 1):
         for b in json.load(open(file))["benchmarks"]:
             sync = b["name"].split("/")[1].split(":")[1] + ("" if backend == "gloo" else "_mpi")
             rows.setdefault(sync, []).append((b["real_time"] / 1000, b["sync_s"]))
-    py = json.load(open(f"{out}/python-r{r}.json"))["mean_1_39_s"]
+    py = statistics.fmean(json.load(open(f"{out}/python-r{r}.json"))["iterations"]["total_s"][1:40])
     rows.setdefault("python_ddp", []).append((py, None))
     try:
-        kept = json.load(open(f"{out}/python-kept-r{r}.json"))["mean_1_39_s"]
+        kept = statistics.fmean(json.load(open(f"{out}/python-kept-r{r}.json"))["iterations"]["total_s"][1:40])
         rows.setdefault("python_kept", []).append((kept, None))
     except FileNotFoundError:
         pass

@@ -38,6 +38,25 @@ void add_run(CLI::App& app, RunOptions& o) {
   run->add_option("--data-dir", o.data_dir, "Datasets (default: $DATA_DIR or data)");
   run->add_option("--matrices-dir", o.matrices_dir, "Where matrix names are looked up")
       ->capture_default_str();
+  run->add_option("--repeat", o.repeat,
+                  "Repetitions of every experiment, run in rounds (default: the matrix's, or 1)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--max-foreign-load", o.noise.max_foreign_load,
+                  "An attempt is noisy when other processes used more than this share of the "
+                  "machine's CPU")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  run->add_option("--max-steal", o.noise.max_steal,
+                  "... or the hypervisor stole more than this share of it")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  run->add_option("--noise-tries", o.noise.tries, "Attempts in all for a noisy experiment")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--quiet-wait-s", o.noise.quiet_wait_s,
+                  "Before each attempt, wait at most this long for a quiet machine (0: never)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
   run->add_flag("--retry-failed", o.retry_failed,
                 "Rerun only the experiments that failed, timed out or were skipped");
@@ -124,6 +143,7 @@ int main(int argc, char** argv) {
     run.bin_dir = own_directory();
     run.matrices_dir = DTBENCH_SOURCE_DIR "/harness/matrices";
     run.netns_agent = DTBENCH_SOURCE_DIR "/harness/netns-agent";
+    run.python_ddp = DTBENCH_SOURCE_DIR "/baselines/python_ddp.py";
     add_run(app, run);
     int ranks = 0;
     std::vector<std::string> command;

@@ -18,21 +18,47 @@ std::string value_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// The experiment's parameters as options, with threads shared out on an emulated cluster.
+void add_options(const Experiment& e, const HostsFile& hosts, const CommandSettings& s,
+                 std::vector<std::string>* args) {
+  for (const auto& [key, value] : e.params.items()) {
+    if (key == "eval") {
+      if (!value.get<bool>()) args->push_back("--no-eval");
+      continue;
+    }
+    args->insert(args->end(), {flag_of(key), value_of(value)});
+  }
+  if (hosts.emulated && !e.params.contains("threads")) {
+    // Every namespace looks like a whole machine to the trainer; they share this one.
+    args->insert(args->end(), {"--threads", std::to_string(std::max(1, s.cores / e.ranks))});
+  }
+}
+
 std::vector<std::string> train_args(const Experiment& e, const HostsFile& hosts,
                                     const CommandSettings& s, const std::string& result_path) {
   std::vector<std::string> args = {s.bin_dir + "/dtbench-train", "--data-dir", s.data_dir, "--out",
                                    result_path};
-  for (const auto& [key, value] : e.params.items()) {
-    if (key == "eval") {
-      if (!value.get<bool>()) args.push_back("--no-eval");
-      continue;
-    }
-    args.insert(args.end(), {flag_of(key), value_of(value)});
+  add_options(e, hosts, s, &args);
+  return args;
+}
+
+// Python has no malloc option: "keep" is glibc's environment variables, as keep_freed_memory()
+// sets them (common/allocator.h), so that the record says "environment (...)".
+std::vector<std::string> python_ddp_args(const Experiment& e, const HostsFile& hosts,
+                                         const CommandSettings& s, const std::string& result_path,
+                                         int port) {
+  std::vector<std::string> args;
+  if (e.params.value("malloc", "glibc") == "keep") {
+    args = {"/usr/bin/env", "MALLOC_MMAP_THRESHOLD_=1073741824",
+            "MALLOC_TRIM_THRESHOLD_=1073741824"};
   }
-  if (hosts.emulated && !e.params.contains("threads")) {
-    // Every namespace looks like a whole machine to the trainer; they share this one.
-    args.insert(args.end(), {"--threads", std::to_string(std::max(1, s.cores / e.ranks))});
-  }
+  // Rank 0 runs on the first host (mpirun fills hosts in order).
+  std::string host = hosts.hosts.at(0).name == "localhost" ? "127.0.0.1" : hosts.hosts[0].name;
+  args.insert(args.end(), {s.python, s.python_ddp, "--data-dir", s.data_dir, "--out", result_path,
+                           "--master", fmt::format("{}:{}", host, port)});
+  Experiment options = e;
+  options.params.erase("malloc");
+  add_options(options, hosts, s, &args);
   return args;
 }
 
@@ -69,10 +95,12 @@ std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const Co
 }
 
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
-                                         const CommandSettings& s, const std::string& result_path) {
+                                         const CommandSettings& s, const std::string& result_path,
+                                         int port) {
   std::vector<std::string> argv = mpirun_argv(e.ranks, hosts, s);
-  auto binary = e.kind == "collectives" ? collectives_args(e, hosts, s, result_path)
-                                        : train_args(e, hosts, s, result_path);
+  auto binary = e.kind == "collectives"  ? collectives_args(e, hosts, s, result_path)
+                : e.kind == "python_ddp" ? python_ddp_args(e, hosts, s, result_path, port)
+                                         : train_args(e, hosts, s, result_path);
   argv.insert(argv.end(), binary.begin(), binary.end());
   return argv;
 }

@@ -15,11 +15,15 @@ struct CommandSettings {
   std::string bin_dir;      // where dtbench-train and bench_collectives are
   std::string netns_agent;  // harness/netns-agent, for emulated hosts
   std::string data_dir;
-  int cores = 1;  // this machine's CPUs (emulated hosts share them)
+  int cores = 1;           // this machine's CPUs (emulated hosts share them)
+  std::string python_ddp;  // baselines/python_ddp.py
+  std::string python = "/usr/bin/python3";
 };
 
+// port: where a python_ddp experiment's rank 0 listens for the Gloo rendezvous.
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
-                                         const CommandSettings& s, const std::string& result_path);
+                                         const CommandSettings& s, const std::string& result_path,
+                                         int port = 29531);
 
 // mpirun with the hosts file and the launch settings its hosts need, for `ranks` ranks: what
 // precedes every experiment's binary, and `dtbench launch`'s command.

@@ -24,20 +24,42 @@ using ojson = nlohmann::ordered_json;
 const std::map<std::string, std::map<std::string, char>>& binary_keys() {
   // s: string, i: integer, n: number, b: boolean
   static const std::map<std::string, std::map<std::string, char>> keys = {
-      {"train", {{"model", 's'},          {"dataset", 's'},
-                 {"sync", 's'},           {"backend", 's'},
-                 {"mode", 's'},           {"aggregate", 's'},
-                 {"bucket_mb", 'n'},      {"global_batch", 'i'},
-                 {"epochs", 'i'},         {"max_iters", 'i'},
-                 {"eval", 'b'},           {"eval_limit", 'i'},
-                 {"eval_batch", 'i'},     {"lr", 'n'},
-                 {"momentum", 'n'},       {"weight_decay", 'n'},
-                 {"slow_rank", 'i'},      {"slow_ms", 'n'},
-                 {"seed", 'i'},           {"threads", 'i'},
-                 {"log_interval", 'i'},   {"fault_hang_rank", 'i'},
-                 {"fault_kill_rank", 'i'}}},
+      {"train",
+       {{"model", 's'},
+        {"dataset", 's'},
+        {"sync", 's'},
+        {"backend", 's'},
+        {"mode", 's'},
+        {"aggregate", 's'},
+        {"bucket_mb", 'n'},
+        {"global_batch", 'i'},
+        {"epochs", 'i'},
+        {"max_iters", 'i'},
+        {"eval", 'b'},
+        {"eval_limit", 'i'},
+        {"eval_batch", 'i'},
+        {"lr", 'n'},
+        {"momentum", 'n'},
+        {"weight_decay", 'n'},
+        {"slow_rank", 'i'},
+        {"slow_ms", 'n'},
+        {"seed", 'i'},
+        {"threads", 'i'},
+        {"log_interval", 'i'},
+        {"fault_hang_rank", 'i'},
+        {"fault_kill_rank", 'i'},
+        {"malloc", 's'}}},
       {"collectives",
        {{"backend", 's'}, {"filter", 's'}, {"repetitions", 'i'}, {"fault_wrong", 'b'}}},
+      // PyTorch's own DDP (baselines/python_ddp.py) on a training experiment's configuration.
+      {"python_ddp",
+       {{"model", 's'},
+        {"global_batch", 'i'},
+        {"max_iters", 'i'},
+        {"threads", 'i'},
+        {"seed", 'i'},
+        {"bucket_mb", 'n'},
+        {"malloc", 's'}}},
   };
   return keys;
 }
@@ -101,8 +123,9 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
   e.group = entry["group"];
   e.kind = entry.value("kind", "train");
   auto kind = binary_keys().find(e.kind);
-  require(kind != binary_keys().end(),
-          fmt::format("{}: unknown kind '{}' (known: train, collectives)", where, e.kind));
+  require(
+      kind != binary_keys().end(),
+      fmt::format("{}: unknown kind '{}' (known: train, collectives, python_ddp)", where, e.kind));
   auto number = [&](const char* key, double fallback) {
     if (!entry.contains(key)) return fallback;
     require(entry[key].is_number() && entry[key].get<double>() >= 0,
@@ -173,7 +196,6 @@ void name_experiment(Experiment& e) {
     all["bottleneck_rate"] = e.network.bottleneck_rate;
   }
   for (const auto& [key, value] : all.items()) parts.push_back(key + "=" + text_of(value));
-  if (e.repeat > 0) parts.push_back(fmt::format("rep={}", e.repeat));
   e.name = fmt::format("{}/{}", e.group, fmt::join(parts, ","));
 }
 
@@ -215,25 +237,25 @@ void expand_entry(const ojson& entry, const std::string& where, std::vector<ojso
 
 // The entries of a matrix document after "extends" (at most a few levels), with defaults.
 void collect_entries(const std::string& path, const std::string& dir, int depth,
-                     std::vector<std::pair<ojson, std::string>>* entries, int* repeats,
+                     std::vector<std::pair<ojson, std::string>>* entries, int* repeat,
                      std::string* description) {
   require(depth < 5, fmt::format("matrix {}: \"extends\" goes too deep", path));
   ojson doc = read_json(path);
   require(doc.is_object() && (doc.contains("entries") || doc.contains("extends")),
           fmt::format("matrix {}: needs \"entries\" (or \"extends\")", path));
   for (const auto& [key, value] : doc.items()) {
-    static const std::set<std::string> known = {"description", "extends", "repeats", "defaults",
+    static const std::set<std::string> known = {"description", "extends", "repeat", "defaults",
                                                 "entries"};
     require(known.count(key) != 0, fmt::format("matrix {}: unknown key '{}'", path, key));
   }
   if (doc.contains("extends")) {
     collect_entries(resolve_path(doc["extends"].get<std::string>(), dir), dir, depth + 1, entries,
-                    repeats, description);
+                    repeat, description);
   }
-  if (doc.contains("repeats")) {
-    require(doc["repeats"].is_number_integer() && doc["repeats"].get<int>() >= 1,
-            fmt::format("matrix {}: \"repeats\" must be a whole number >= 1", path));
-    *repeats = doc["repeats"];
+  if (doc.contains("repeat")) {
+    require(doc["repeat"].is_number_integer() && doc["repeat"].get<int>() >= 1,
+            fmt::format("matrix {}: \"repeat\" must be a whole number >= 1", path));
+    *repeat = doc["repeat"];
   }
   if (doc.contains("description")) *description = doc["description"];
   ojson defaults = doc.value("defaults", ojson::object());
@@ -273,7 +295,6 @@ nlohmann::json Experiment::to_json() const {
   nlohmann::json j = {{"name", name},    {"group", group},         {"kind", kind},
                       {"ranks", ranks},  {"timeout_s", timeout_s}, {"estimate_s", estimate_s},
                       {"params", params}};
-  if (repeat > 0) j["repeat"] = repeat;
   if (!network.empty()) {
     j["network"] = {{"link_rate", network.link_rate},
                     {"bottleneck_host", network.bottleneck_host},
@@ -293,24 +314,19 @@ Matrix load_matrix(const std::string& name_or_path, const std::string& matrices_
   m.path = resolve_path(name_or_path, matrices_dir);
   m.name = fs::path(m.path).stem().string();
   std::vector<std::pair<ojson, std::string>> entries;
-  int repeats = 1;
-  collect_entries(m.path, matrices_dir, 0, &entries, &repeats, &m.description);
+  collect_entries(m.path, matrices_dir, 0, &entries, &m.repeat, &m.description);
   std::set<std::string> names;
   for (const auto& [entry, where] : entries) {
     std::vector<ojson> combos;
     expand_entry(entry, where, &combos);
     for (const auto& combo : combos) {
-      for (int rep = repeats > 1 ? 1 : 0; rep <= (repeats > 1 ? repeats : 0); ++rep) {
-        Experiment e = make_experiment(combo, where);
-        e.repeat = rep;
-        if (rep > 1) e.params["seed"] = e.params.value("seed", 1) + rep - 1;
-        name_experiment(e);
-        if (e.kind == "train") check_train_values(e, where);
-        check_backend(e, where);
-        require(names.insert(e.name).second,
-                fmt::format("{}: experiment {} appears twice", where, e.name));
-        m.experiments.push_back(e);
-      }
+      Experiment e = make_experiment(combo, where);
+      name_experiment(e);
+      if (e.kind != "collectives") check_train_values(e, where);
+      check_backend(e, where);
+      require(names.insert(e.name).second,
+              fmt::format("{}: experiment {} appears twice", where, e.name));
+      m.experiments.push_back(e);
     }
   }
   require(!m.experiments.empty(), fmt::format("matrix {} has no experiments", m.path));

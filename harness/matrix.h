@@ -2,13 +2,15 @@
 // Experiment matrices (harness/matrices/<name>.json). A matrix is a list of entries; every
 // value given as an array is a dimension, and an entry expands to the cartesian product:
 //
-//   {"description": "...", "extends": "standard", "repeats": 3,
+//   {"description": "...", "extends": "standard", "repeat": 3,
 //    "defaults": {"ranks": 4, "max_iters": 40},
 //    "entries": [{"group": "sync_methods", "kind": "train", "model": "vgg11",
 //                 "sync": ["allreduce", "bucketed"], "backend": ["mpi", "gloo"],
 //                 "exclude": [{"sync": "c10d_ddp", "backend": "mpi"}], "estimate_s": 60}]}
 //
-// Harness keys: group, kind (train | collectives), ranks, timeout_s, estimate_s, exclude and
+// "repeat" asks for that many repetitions of every experiment, run in rounds (runner.h).
+// Harness keys: group, kind (train | collectives | python_ddp), ranks, timeout_s, estimate_s,
+// exclude and
 // the network profile link_rate, bottleneck_host, bottleneck_rate (emulated cluster only).
 // Every other key is an option of the experiment's binary (underscores become dashes).
 // docs/harness.md lists them.
@@ -31,11 +33,10 @@ struct NetworkProfile {
 struct Experiment {
   std::string name;  // "<group>/<key>=<value>,..." (all parameters, sorted): unique in a matrix
   std::string group;
-  std::string kind;  // train | collectives
+  std::string kind;  // train | collectives | python_ddp
   int ranks = 1;
   double timeout_s = 900;
   double estimate_s = 60;
-  int repeat = 0;  // 1-based repetition when the matrix repeats, else 0
   nlohmann::json params = nlohmann::json::object();  // the binary's options, key -> scalar
   NetworkProfile network;
 
@@ -45,8 +46,9 @@ struct Experiment {
 
 struct Matrix {
   std::string name, path, description;
+  int repeat = 1;  // repetitions of every experiment the matrix asks for
   std::vector<Experiment> experiments;
-  double estimate_s() const;
+  double estimate_s() const;  // of one repetition
 };
 
 // name_or_path: a name in matrices_dir (smoke, quick, ...) or a path to a .json file.

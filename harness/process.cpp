@@ -96,6 +96,7 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
   using clock = std::chrono::steady_clock;
   auto began = clock::now();
   pid_t pid = start(spec);
+  if (spec.started) spec.started(pid);
   ProcessOutcome outcome;
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - began).count(); };
   double next_tick = 1, kill_at = -1;

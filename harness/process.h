@@ -21,6 +21,7 @@ struct ProcessSpec {
   std::string stdout_path, stderr_path;    // "" inherits the harness's
   double timeout_s = 0;                    // 0: none
   std::function<void(double elapsed_s)> tick;  // called about once a second while it runs
+  std::function<void(int pid)> started;        // called once the child runs, with its pid
 };
 
 // Runs spec to completion, timeout or interruption. On either of the last two the process group

@@ -55,7 +55,8 @@ void Progress::clear_live_line() {
   if (tty_) fmt::print(out_, "\r\033[K");
 }
 
-void Progress::finish(const std::string& status, double seconds, bool measured) {
+void Progress::finish(const std::string& status, double seconds, bool measured,
+                      const std::string& note) {
   finished_[index_] = true;
   if (measured) {
     measured_s_ += seconds;
@@ -63,9 +64,9 @@ void Progress::finish(const std::string& status, double seconds, bool measured) 
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
   clear_live_line();
-  fmt::print(out_, "[{}/{}] {:<7} {} {} | elapsed {}, ETA {}\n", index_ + 1, estimates_.size(),
-             status, name_, format_duration(seconds), format_duration(elapsed),
-             format_duration(eta_s(0)));
+  fmt::print(out_, "[{}/{}] {:<7} {} {}{} | elapsed {}, ETA {}\n", index_ + 1, estimates_.size(),
+             status, name_, format_duration(seconds), note.empty() ? "" : " (" + note + ")",
+             format_duration(elapsed), format_duration(eta_s(0)));
   std::fflush(out_);
 }
 

@@ -15,7 +15,9 @@ class Progress {
   void start(size_t index, const std::string& name);
   void tick(double running_s);  // redraws the live line (terminal only)
   // status: ok, failed, timeout, skipped, done (finished earlier), ...
-  void finish(const std::string& status, double seconds, bool measured);
+  // note: appended after the time (e.g. the attempt's foreign load).
+  void finish(const std::string& status, double seconds, bool measured,
+              const std::string& note = "");
   double eta_s(double running_s) const;
 
  private:

@@ -2,6 +2,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -9,9 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "cluster.h"
+#include "comm/launch.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/host.h"
@@ -55,7 +58,7 @@ nlohmann::json read_status(const fs::path& path) {
 void check_datasets(const Matrix& m, const std::string& data_dir) {
   std::set<std::string> needed;
   for (const auto& e : m.experiments) {
-    if (e.kind != "train") continue;
+    if (e.kind == "collectives") continue;
     const ModelSpec& model = find_model(e.params.value("model", "vgg11"));
     needed.insert(e.params.value("dataset", model.default_dataset));
   }
@@ -72,6 +75,7 @@ CommandSettings command_settings(const RunOptions& o) {
   CommandSettings s;
   s.bin_dir = o.bin_dir;
   s.netns_agent = o.netns_agent;
+  s.python_ddp = o.python_ddp;
   s.data_dir = fs::absolute(o.data_dir).string();
   s.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   return s;
@@ -84,10 +88,37 @@ HostsFile read_hosts_absolute(const std::string& path) {
   return hosts;
 }
 
+// Moves what a noisy attempt left (result and logs) into attempt-<k>/ before the rerun.
+void keep_attempt_files(const fs::path& dir, int attempt) {
+  fs::path kept = dir / fmt::format("attempt-{}", attempt);
+  fs::create_directories(kept);
+  for (const char* name : {"result.json", "stdout.log", "stderr.log"}) {
+    if (fs::exists(dir / name)) fs::rename(dir / name, kept / name);
+  }
+}
+
+std::string noise_note(const nlohmann::json& noise, bool noisy, size_t attempts) {
+  std::string note = fmt::format("foreign {:.1f}%", 100 * noise["foreign_load"].get<double>());
+  if (noise["steal"].get<double>() > 0.001) {
+    note += fmt::format(", steal {:.1f}%", 100 * noise["steal"].get<double>());
+  }
+  if (attempts > 1) note += fmt::format(", {} attempts", attempts);
+  return noisy ? "NOISY: " + note : note;
+}
+
+double children_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
 class Runner {
  public:
   Runner(const RunOptions& o, Matrix m, HostsFile h)
-      : o_(o), matrix_(std::move(m)), hosts_(std::move(h)), settings_(command_settings(o)) {}
+      : o_(o), matrix_(std::move(m)), hosts_(std::move(h)), settings_(command_settings(o)) {
+    repeat_ = o_.repeat > 0 ? o_.repeat : matrix_.repeat;
+  }
 
   int run() {
     nlohmann::json status = nullptr;
@@ -99,16 +130,21 @@ class Runner {
     write_run_json();
     write_file_atomically(o_.out_dir + "/system.json",
                           describe_run_system(hosts_, o_.data_dir, status).dump(2) + "\n");
+    auto plan = round_schedule(matrix_.experiments.size(), repeat_);
     std::vector<double> estimates;
-    for (const auto& e : matrix_.experiments) estimates.push_back(e.estimate_s);
+    for (const auto& [index, rep] : plan)
+      estimates.push_back(matrix_.experiments[index].estimate_s);
     Progress progress(estimates, stdout);
-    fmt::print("dtbench run: matrix {} ({} experiments, estimated {}), hosts {}, results in {}\n",
-               matrix_.name, matrix_.experiments.size(), format_duration(matrix_.estimate_s()),
-               hosts_.path, o_.out_dir);
+    fmt::print("dtbench run: matrix {} ({} experiments{}, estimated {}), hosts {}, results in {}\n",
+               matrix_.name, matrix_.experiments.size(),
+               repeat_ > 1 ? fmt::format(" x {} repetitions in rounds", repeat_) : "",
+               format_duration(matrix_.estimate_s() * repeat_), hosts_.path, o_.out_dir);
     std::map<std::string, int> count;
-    for (size_t i = 0; i < matrix_.experiments.size() && !interrupted(); ++i) {
-      progress.start(i, matrix_.experiments[i].name);
-      ++count[run_one(matrix_.experiments[i], progress)];
+    for (size_t i = 0; i < plan.size() && !interrupted(); ++i) {
+      const auto& [index, rep] = plan[i];
+      const Experiment& e = matrix_.experiments[index];
+      progress.start(i, repeat_ > 1 ? fmt::format("{} (rep {})", e.name, rep) : e.name);
+      ++count[run_one(e, rep, progress)];
     }
     if (interrupted()) {
       fmt::print("dtbench run: interrupted; finished results are kept, rerun to resume\n");
@@ -117,9 +153,11 @@ class Runner {
     int failed = count["failed"] + count["timeout"];
     fmt::print(
         "dtbench run: {} results ({} from earlier runs), {} failed or timed out, {} skipped "
-        "(they need the emulated cluster){}; in {}\n",
+        "(they need the emulated cluster){}, {} noisy (foreign load above {:.0f}% or steal above "
+        "{:.0f}%: kept and flagged); in {}\n",
         count["ok"] + count["done"], count["done"], failed, count["skipped"],
-        count["pending"] > 0 ? fmt::format(", {} not run yet", count["pending"]) : "", o_.out_dir);
+        count["pending"] > 0 ? fmt::format(", {} not run yet", count["pending"]) : "", noisy_,
+        100 * o_.noise.max_foreign_load, 100 * o_.noise.max_steal, o_.out_dir);
     return failed == 0 ? 0 : 1;
   }
 
@@ -133,6 +171,7 @@ class Runner {
     }
     nlohmann::json hosts = nlohmann::json::array();
     for (const auto& h : hosts_.hosts) hosts.push_back({{"name", h.name}, {"slots", h.slots}});
+    const NoisePolicy& n = o_.noise;
     nlohmann::json run = {{"schema", "dtbench.results/1"},
                           {"matrix", matrix_.name},
                           {"matrix_file", matrix_.path},
@@ -140,14 +179,46 @@ class Runner {
                           {"hosts_file", hosts_.path},
                           {"hosts", hosts},
                           {"emulated_cluster", hosts_.emulated},
+                          {"repeat", repeat_},
+                          {"noise_policy",
+                           {{"max_foreign_load", n.max_foreign_load},
+                            {"max_steal", n.max_steal},
+                            {"tries", n.tries},
+                            {"quiet_wait_s", n.quiet_wait_s}}},
                           {"updated_at", now_utc()},
                           {"experiments", list}};
     write_file_atomically(o_.out_dir + "/run.json", run.dump(2) + "\n");
   }
 
-  // Runs (or skips) one experiment and returns its status.
-  std::string run_one(const Experiment& e, Progress& progress) {
-    fs::path dir = fs::path(o_.out_dir) / "experiments" / e.dir();
+  ProcessSpec spec_of(const Experiment& e, const fs::path& dir, const std::string& partial) {
+    ProcessSpec spec;
+    spec.argv =
+        experiment_argv(e, hosts_, settings_, partial, e.kind == "python_ddp" ? free_port() : 0);
+    spec.env = experiment_env(hosts_);
+    spec.stdout_path = (dir / "stdout.log").string();
+    spec.stderr_path = (dir / "stderr.log").string();
+    spec.timeout_s = e.timeout_s;
+    return spec;
+  }
+
+  // One attempt under the noise meter.
+  ProcessOutcome attempt(ProcessSpec spec, Progress& progress, NoiseReading* noise) {
+    std::optional<NoiseMeter> meter;
+    spec.started = [&](int pid) { meter.emplace(pid); };
+    spec.tick = [&](double s) {
+      progress.tick(s);
+      if (meter) meter->sample();
+    };
+    const double own_before = children_cpu_s();
+    ProcessOutcome outcome = run_process(spec);
+    *noise = meter ? meter->finish() : NoiseReading{};
+    noise->own_cpu_s = children_cpu_s() - own_before;  // exact: the whole tree, reaped
+    return outcome;
+  }
+
+  // Runs (or skips) one repetition of an experiment and returns its status.
+  std::string run_one(const Experiment& e, int rep, Progress& progress) {
+    fs::path dir = fs::path(o_.out_dir) / "experiments" / e.dir() / fmt::format("rep-{}", rep);
     fs::path status_path = dir / "status.json";
     nlohmann::json previous = read_status(status_path);
     std::string before = previous.is_null() ? "" : previous["status"].get<std::string>();
@@ -159,8 +230,10 @@ class Runner {
       return shown;
     }
     fs::create_directories(dir);
-    nlohmann::json record = {
-        {"schema", "dtbench.experiment/1"}, {"experiment", e.to_json()}, {"started_at", now_utc()}};
+    nlohmann::json record = {{"schema", "dtbench.experiment/1"},
+                             {"experiment", e.to_json()},
+                             {"repeat", rep},
+                             {"started_at", now_utc()}};
     if (!e.network.empty() && !hosts_.emulated) {
       record["status"] = "skipped";
       record["reason"] = "a network profile needs the emulated cluster (hosts/netns-4)";
@@ -168,42 +241,71 @@ class Runner {
       progress.finish("skipped", 0, false);
       return "skipped";
     }
-    std::string partial = (dir / "result.json.partial").string();
-    std::error_code ec;
-    fs::remove(partial, ec);
-    fs::remove(dir / "result.json", ec);
-    ProcessSpec spec;
-    spec.argv = experiment_argv(e, hosts_, settings_, partial);
-    spec.env = experiment_env(hosts_);
-    spec.stdout_path = (dir / "stdout.log").string();
-    spec.stderr_path = (dir / "stderr.log").string();
-    spec.timeout_s = e.timeout_s;
-    spec.tick = [&](double s) { progress.tick(s); };
     if (!e.network.empty()) record["network"] = shape_cluster(cluster_, e.network);
-    ProcessOutcome outcome;
+    std::string status;
     try {
-      outcome = run_process(spec);
+      status = attempts_of(e, dir, progress, record);
     } catch (...) {
       if (!e.network.empty()) shape_cluster(cluster_, NetworkProfile{});
       throw;
     }
     if (!e.network.empty()) shape_cluster(cluster_, NetworkProfile{});
-    if (outcome.interrupted) {
+    return status;
+  }
+
+  // Attempts of one repetition until one is not noisy (or the tries are used up); writes
+  // status.json with every attempt and returns the status of the last.
+  std::string attempts_of(const Experiment& e, const fs::path& dir, Progress& progress,
+                          nlohmann::json& record) {
+    std::string partial = (dir / "result.json.partial").string();
+    nlohmann::json attempts = nlohmann::json::array();
+    std::string status;
+    ProcessSpec spec;
+    ProcessOutcome outcome;
+    bool noisy = false;
+    for (int number = 1;; ++number) {
+      bool quiet = false;
+      double waited = wait_for_quiet(o_.noise, &quiet, interrupted);
+      std::error_code ec;
       fs::remove(partial, ec);
-      progress.finish("stopped", outcome.elapsed_s, false);
-      return "interrupted";
+      fs::remove(dir / "result.json", ec);
+      spec = spec_of(e, dir, partial);
+      NoiseReading noise;
+      if (!interrupted()) outcome = attempt(spec, progress, &noise);
+      if (interrupted() || outcome.interrupted) {
+        fs::remove(partial, ec);
+        progress.finish("stopped", outcome.elapsed_s, false);
+        return "interrupted";
+      }
+      status = outcome.timed_out                               ? "timeout"
+               : outcome.exit_code == 0 && fs::exists(partial) ? "ok"
+                                                               : "failed";
+      if (status == "ok") fs::rename(partial, dir / "result.json");
+      noisy = o_.noise.noisy(noise);
+      attempts.push_back({{"attempt", number},
+                          {"status", status},
+                          {"exit_code", outcome.exit_code},
+                          {"elapsed_s", outcome.elapsed_s},
+                          {"quiet_wait_s", waited},
+                          {"quiet_before", quiet},
+                          {"noise", noise.to_json()},
+                          {"noisy", noisy}});
+      if (status != "ok" || !noisy || number >= o_.noise.tries) break;
+      keep_attempt_files(dir, number);
     }
-    std::string status = outcome.timed_out                               ? "timeout"
-                         : outcome.exit_code == 0 && fs::exists(partial) ? "ok"
-                                                                         : "failed";
-    if (status == "ok") fs::rename(partial, dir / "result.json");
+    const nlohmann::json& last = attempts.back();
     record["status"] = status;
     record["exit_code"] = outcome.exit_code;
     record["elapsed_s"] = outcome.elapsed_s;
     record["argv"] = spec.argv;
+    record["noise"] = last["noise"];
+    record["noisy"] = noisy;
+    record["attempts"] = attempts;
     if (status != "ok") record["stderr_tail"] = tail_of(spec.stderr_path, 20);
-    write_file_atomically(status_path.string(), record.dump(2) + "\n");
-    progress.finish(status, outcome.elapsed_s, true);
+    write_file_atomically((dir / "status.json").string(), record.dump(2) + "\n");
+    if (noisy) ++noisy_;
+    progress.finish(status, outcome.elapsed_s, true,
+                    noise_note(last["noise"], noisy, attempts.size()));
     return status;
   }
 
@@ -212,9 +314,23 @@ class Runner {
   HostsFile hosts_;
   CommandSettings settings_;
   ClusterSpec cluster_;
+  int repeat_ = 1;
+  int noisy_ = 0;
 };
 
 }  // namespace
+
+std::vector<std::pair<size_t, int>> round_schedule(size_t experiments, int rounds) {
+  std::vector<std::pair<size_t, int>> plan;
+  if (experiments == 0) return plan;
+  const size_t shift = (experiments + rounds - 1) / rounds;
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t k = 0; k < experiments; ++k) {
+      plan.emplace_back((k + round * shift) % experiments, round + 1);
+    }
+  }
+  return plan;
+}
 
 int run_matrix(const RunOptions& options) {
   RunOptions o = options;
@@ -230,15 +346,18 @@ int run_matrix(const RunOptions& options) {
     CommandSettings s = command_settings(o);
     for (size_t i = 0; i < matrix.experiments.size(); ++i) {
       const Experiment& e = matrix.experiments[i];
-      fmt::print("[{}/{}] {} (estimate {}, timeout {})\n    {}\n", i + 1, matrix.experiments.size(),
-                 e.name, format_duration(e.estimate_s), format_duration(e.timeout_s),
-                 fmt::join(experiment_argv(e, hosts, s,
-                                           o.out_dir + "/experiments/" + e.dir() + "/result.json"),
-                           " "));
+      fmt::print(
+          "[{}/{}] {} (estimate {}, timeout {})\n    {}\n", i + 1, matrix.experiments.size(),
+          e.name, format_duration(e.estimate_s), format_duration(e.timeout_s),
+          fmt::join(experiment_argv(e, hosts, s,
+                                    o.out_dir + "/experiments/" + e.dir() + "/rep-1/result.json"),
+                    " "));
     }
-    fmt::print("matrix {}: {} experiments, estimated {} in all, results would go to {}\n",
-               matrix.name, matrix.experiments.size(), format_duration(matrix.estimate_s()),
-               o.out_dir);
+    int repeat = o.repeat > 0 ? o.repeat : matrix.repeat;
+    fmt::print("matrix {}: {} experiments{}, estimated {} in all, results would go to {}\n",
+               matrix.name, matrix.experiments.size(),
+               repeat > 1 ? fmt::format(" x {} repetitions in rounds", repeat) : "",
+               format_duration(matrix.estimate_s() * repeat), o.out_dir);
     return 0;
   }
   check_datasets(matrix, o.data_dir);

@@ -1,11 +1,20 @@
 #pragma once
-// `dtbench run`: a matrix over a hosts file, one directory per experiment under
-// OUT/experiments/, resumable. Layout (docs/harness.md):
-//   OUT/run.json                    matrix, hosts, the experiment list (rewritten each run)
-//   OUT/system.json                 describe_run_system
-//   OUT/experiments/<group>/<name>/ status.json, result.json (on success), stdout.log, stderr.log
+// `dtbench run`: a matrix over a hosts file, one directory per experiment and repetition under
+// OUT/experiments/, resumable per repetition. Repetitions run in rounds: every experiment once
+// per round, the order rotated from round to round, so that slow drift of the machine falls on
+// every method alike. Every attempt runs under the noise guard (noise.h): the harness waits,
+// bounded, for a quiet machine, records foreign load, steal and the experiment's own CPU, and
+// reruns an attempt that was noisy. Layout (docs/harness.md):
+//   OUT/run.json        matrix, hosts, repetitions, the experiment list (rewritten each run)
+//   OUT/system.json     describe_run_system
+//   OUT/experiments/<group>/<name>/rep-<k>/
+//                       status.json (every attempt), result.json (on success), stdout.log,
+//                       stderr.log; attempt-<a>/ keeps the files of a noisy attempt rerun
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "noise.h"
 
 namespace dtbench {
 
@@ -17,9 +26,16 @@ struct RunOptions {
   std::string matrices_dir;
   std::string bin_dir;
   std::string netns_agent;
+  std::string python_ddp;  // baselines/python_ddp.py
+  int repeat = 0;          // repetitions of every experiment; 0: what the matrix says (1)
+  NoisePolicy noise;
   bool dry_run = false;
   bool retry_failed = false;
 };
+
+// The order of a run: (experiment index, repetition 1..rounds). Round r runs every experiment
+// once, starting r * ceil(experiments / rounds) places further on, wrapping round.
+std::vector<std::pair<size_t, int>> round_schedule(size_t experiments, int rounds);
 
 // Returns the exit code: 0 when no experiment failed or timed out (skipped ones, which need the
 // emulated cluster, are reported but are not failures), 1 otherwise, 130 when interrupted.

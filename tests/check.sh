@@ -1,6 +1,7 @@
 # Sourced by the shell tests: a scratch directory $work removed at exit (with any background
 # job still running, and whatever $cleanup says), and check NAME CONDITION... which prints
-# ok/FAILED and records a failure in $status (the test exits with it).
+# ok/FAILED and records a failure in $status (the test exits with it); wait_until SECONDS
+# CONDITION... polls the condition until it holds (status 0) or the deadline passes (status 1).
 work=$(mktemp -d)
 cleanup=:
 trap 'eval "$cleanup"; kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
@@ -9,4 +10,12 @@ check() {
   local name=$1
   shift
   if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; status=1; fi
+}
+wait_until() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    test $SECONDS -lt $deadline || return 1
+    sleep 0.2
+  done
 }

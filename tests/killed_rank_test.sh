@@ -39,10 +39,12 @@ port=$((20000 + RANDOM % 20000))
 for rank in 0 1; do
   timeout 120 "$train" --model lenet5 --data-dir "$work/data" --global-batch 24 --threads 1 \
     --no-eval --epochs 100000 --backend gloo --master "127.0.0.1:$port" --world-size 2 \
-    --rank $rank --timeout-s 10 --out "$work/stop.json" >/dev/null 2>"$work/stop$rank.err" &
+    --rank $rank --timeout-s 10 --log-interval 1 --out "$work/stop.json" >"$work/stop$rank.out" \
+    2>"$work/stop$rank.err" &
   pids[$rank]=$!
 done
-sleep 3
+training() { grep -q "loss" "$1"; }  # rank 0 prints the loss of every iteration
+check "silent peer: training started" wait_until 120 training "$work/stop0.out"
 silent=$(pgrep -P "${pids[1]}")  # the rank itself, not its timeout wrapper
 kill -STOP "$silent"
 start=$SECONDS
@@ -57,9 +59,10 @@ kill -KILL "$silent" 2>/dev/null
 # MPI has no timeout of its own: the trainer's watchdog must end the blocked rank.
 "$mpirun" -np 2 --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 "$train" \
   --model lenet5 --data-dir "$work/data" --global-batch 24 --threads 1 --no-eval \
-  --epochs 100000 --timeout-s 10 --out "$work/mpistop.json" >/dev/null 2>"$work/mpistop.err" &
+  --epochs 100000 --timeout-s 10 --log-interval 1 --out "$work/mpistop.json" \
+  >"$work/mpistop.out" 2>"$work/mpistop.err" &
 launcher=$!
-sleep 4
+check "mpi silent peer: training started" wait_until 120 training "$work/mpistop.out"
 for pid in $(pgrep -P $launcher); do
   grep -qz '^OMPI_COMM_WORLD_RANK=1$' "/proc/$pid/environ" && silent=$pid
 done

@@ -13,10 +13,11 @@
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress reaches a log file line by line
-  dtbench::keep_freed_memory();
   int code = dtbench::guarded_main("dtbench-train", [&] {
     auto config = dtbench::parse_train_cli(argc, argv);
     if (!config) return 0;
+    if (config->malloc_setting == "keep")
+      dtbench::keep_freed_memory();  // before any large allocation
     dtbench::TrainData data = dtbench::load_train_data(*config);
     auto comm = dtbench::connect(
         {config->backend, config->master, config->world_size, config->rank, config->timeout_s});

@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "process.h"
 #include "report/figures.h"
 #include "report/results.h"
+#include "report/table.h"
 
 namespace dtbench {
 namespace {
@@ -88,6 +90,38 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
   return text;
 }
 
+// Every finished repetition's foreign load, steal and own CPU, the noisy ones flagged.
+std::string conditions_section(const std::vector<SystemResults>& systems) {
+  std::string text;
+  for (size_t k = 0; k < systems.size(); ++k) {
+    const auto& list = systems[k].conditions;
+    Table t;
+    t.columns = {"experiment", "rep",       "attempts", "foreign load %",
+                 "steal %",    "own CPU s", "wall s",   "flag"};
+    int noisy = 0, retried = 0, unknown = 0;
+    for (const auto& c : list) {
+      noisy += c.noisy ? 1 : 0;
+      retried += c.attempts > 1 ? 1 : 0;
+      unknown += std::isnan(c.foreign_load) ? 1 : 0;
+      t.rows.push_back({c.name, c.repeat, c.attempts, 100 * c.foreign_load, 100 * c.steal,
+                        c.own_cpu_s, c.wall_s, c.noisy ? "NOISY" : ""});
+    }
+    text += fmt::format("### S{}\n\n", k + 1);
+    if (unknown == static_cast<int>(list.size())) {
+      text += "These results were written before the harness recorded foreign load and steal.\n\n";
+      continue;
+    }
+    text += fmt::format(
+        "{} of {} repetitions ran on a noisy machine (flag NOISY: other processes' CPU or the "
+        "hypervisor's steal above the run's thresholds, in run.json); {} needed more than one "
+        "attempt (every attempt is kept in its status.json).{}\n\n{}\n",
+        noisy, list.size(), retried,
+        unknown > 0 ? fmt::format(" {} have no record of it (older results).", unknown) : "",
+        t.markdown(1000));
+  }
+  return text;
+}
+
 void run_tool(const std::vector<std::string>& argv, const std::string& what) {
   std::string output;
   int code = run_captured(argv, &output);
@@ -158,6 +192,7 @@ int build_report(const ReportOptions& o) {
   replace(text, "{{warnings}}",
           warnings.empty() ? "None: every result file was read.\n" : warnings);
   replace(text, "{{sections}}", sections);
+  replace(text, "{{conditions}}", conditions_section(results.systems));
   fs::path markdown = build / "report.md";
   write_file_atomically(markdown.string(), text);
   fs::path partial = build / (out.stem().string() + ".partial.pdf");

@@ -53,7 +53,11 @@ const std::vector<FigureSpec>& figure_registry() {
        "How does the iteration time change "
        "from 1 to 2 to 4 ranks for the same global batch?",
        "smoke, quick, standard", scaling},
-      {"fig14_cross_hardware", "Across systems",
+      {"fig14_allocator", "Memory allocator",
+       "How many pages does an iteration fault in afresh, and what does that cost, with glibc's "
+       "malloc defaults and with freed memory kept in the process?",
+       "smoke, quick, standard", allocator},
+      {"fig15_cross_hardware", "Across systems",
        "How do the same measurements compare on "
        "different machines?",
        "any matrix, on two or more systems (e.g. CI runners)", cross_hardware},

@@ -63,6 +63,23 @@ std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::st
   return rows;
 }
 
+Conditions conditions_of(const nlohmann::json& status) {
+  Conditions c;
+  c.name = status["experiment"].value("name", "?");
+  c.repeat = status.value("repeat", 1);
+  c.attempts = static_cast<int>(status.value("attempts", nlohmann::json::array()).size());
+  c.attempts = std::max(c.attempts, 1);
+  c.noisy = status.value("noisy", false);
+  if (status.contains("noise")) {
+    const auto& n = status["noise"];
+    c.foreign_load = n.value("foreign_load", c.foreign_load);
+    c.steal = n.value("steal", c.steal);
+    c.own_cpu_s = n.value("own_cpu_s", c.own_cpu_s);
+    c.wall_s = n.value("wall_s", c.wall_s);
+  }
+  return c;
+}
+
 void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
   fs::path status_path = dir / "status.json", result_path = dir / "result.json";
   nlohmann::json status;
@@ -76,20 +93,26 @@ void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
   const nlohmann::json& e = status["experiment"];
   try {
     nlohmann::json result = read_json(result_path);
+    Conditions conditions = conditions_of(status);
     if (e.value("kind", "train") == "collectives") {
       auto rows = collectives_of(result, e.value("group", ""));
       s.collectives.insert(s.collectives.end(), rows.begin(), rows.end());
+      s.conditions.push_back(conditions);
       return;
     }
     TrainRun run;
     run.group = e.at("group");
     run.name = e.at("name");
+    run.kind = e.value("kind", "train");
+    run.repeat = conditions.repeat;
+    run.conditions = conditions;
     run.params = e.value("params", nlohmann::json::object());
     run.ranks = e.value("ranks", 1);
     if (e.contains("network")) run.bottleneck_rate = e["network"].value("bottleneck_rate", "");
     run.record = record_from_json(result);
     if (run.record.iterations.total_s.empty()) throw UserError("no iterations");
     s.runs.push_back(std::move(run));
+    s.conditions.push_back(conditions);
   } catch (const std::exception& err) {
     out.warnings.push_back(
         fmt::format("skipped {}: {}", result_path.string(), first_line(err.what())));
@@ -114,7 +137,7 @@ Results load_results(const std::vector<std::string>& dirs) {
     auto it = std::find_if(out.systems.begin(), out.systems.end(),
                            [&](const SystemResults& s) { return s.label == label; });
     if (it == out.systems.end()) {
-      out.systems.push_back({label, system, {}, {}, {}, {}});
+      out.systems.push_back({label, system, {}, {}, {}, {}, {}});
       it = out.systems.end() - 1;
     }
     it->dirs.push_back(d);

@@ -4,6 +4,7 @@
 // not parse is named in warnings and skipped, never used.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,23 @@ namespace dtbench {
 
 struct SystemResults;
 
+// How quiet the machine was while one repetition ran (status.json's noise guard; results
+// written before the guard have none: NaN).
+struct Conditions {
+  std::string name;  // the experiment
+  int repeat = 1;
+  int attempts = 1;
+  double foreign_load = std::nan(""), steal = std::nan(""), own_cpu_s = std::nan("");
+  double wall_s = std::nan("");
+  bool noisy = false;
+};
+
 struct TrainRun {
-  std::string group, name;
+  std::string group, name, kind;
   nlohmann::json params;  // the experiment's parameters (status.json)
   int ranks = 1;
+  int repeat = 1;  // the repetition (round) it ran in
+  Conditions conditions;
   std::string bottleneck_rate;  // "" unless the experiment shaped a bottleneck link
   RunRecord record;
 };
@@ -35,6 +49,7 @@ struct SystemResults {
   std::vector<std::string> dirs, matrices;
   std::vector<TrainRun> runs;
   std::vector<CollectiveRun> collectives;
+  std::vector<Conditions> conditions;  // of every finished repetition, in load order
 };
 
 struct Results {

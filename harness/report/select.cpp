@@ -1,4 +1,5 @@
 // Shared pieces of the figure builders (figures.h, namespace report).
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -6,6 +7,78 @@
 #include "train/stats.h"
 
 namespace dtbench::report {
+
+namespace {
+
+double timed_mean(const TrainRun& r) {
+  return summarize(timed(r)).mean;
+}
+
+// One run per experiment: of its repetitions, the one whose mean is the (lower) median, so
+// that figures built from single runs show a typical repetition, not R copies.
+std::vector<const TrainRun*> one_per_experiment(const std::vector<const TrainRun*>& runs) {
+  std::vector<const TrainRun*> out;
+  std::map<std::string, std::vector<const TrainRun*>> reps;
+  for (const TrainRun* r : runs) {
+    if (reps[r->name].empty()) out.push_back(r);
+    reps[r->name].push_back(r);
+  }
+  for (auto& chosen : out) {
+    auto all = reps[chosen->name];
+    std::sort(all.begin(), all.end(), [](const TrainRun* a, const TrainRun* b) {
+      return std::make_pair(timed_mean(*a), a->repeat) < std::make_pair(timed_mean(*b), b->repeat);
+    });
+    chosen = all[(all.size() - 1) / 2];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<const TrainRun*> repetitions(const SystemResults& s, const TrainRun& run) {
+  std::vector<const TrainRun*> out;
+  for (const auto& r : s.runs) {
+    if (r.name == run.name) out.push_back(&r);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const TrainRun* a, const TrainRun* b) { return a->repeat < b->repeat; });
+  return out;
+}
+
+Repeated repeated_time(const SystemResults& s, const TrainRun& run) {
+  Repeated t;
+  std::vector<double> means;
+  for (const TrainRun* r : repetitions(s, run)) {
+    double mean = timed_mean(*r);
+    t.by_round[r->repeat] = mean;
+    means.push_back(mean);
+    t.noisy += r->conditions.noisy ? 1 : 0;
+  }
+  Summary spread = summarize(means);
+  t.reps = static_cast<int>(means.size());
+  t.median_s = spread.median;
+  t.min_s = spread.min;
+  t.max_s = spread.max;
+  Summary within = summarize(timed(run));
+  t.ci95_low_s = within.ci95_low;
+  t.ci95_high_s = within.ci95_high;
+  t.low_s = t.reps > 1 ? t.min_s : t.ci95_low_s;
+  t.high_s = t.reps > 1 ? t.max_s : t.ci95_high_s;
+  return t;
+}
+
+double ratio_within_rounds(const Repeated& a, const Repeated& b) {
+  std::vector<double> ratios;
+  for (const auto& [round, mean] : a.by_round) {
+    auto other = b.by_round.find(round);
+    if (other != b.by_round.end() && other->second > 0) ratios.push_back(mean / other->second);
+  }
+  return ratios.empty() ? std::nan("") : summarize(ratios).median;
+}
+
+bool stands_out(const Repeated& a, const Repeated& b) {
+  return a.high_s < b.low_s || b.high_s < a.low_s;
+}
 
 std::vector<const TrainRun*> runs_of(const SystemResults& s, const std::string& group,
                                      std::string* model) {
@@ -19,11 +92,7 @@ std::vector<const TrainRun*> runs_of(const SystemResults& s, const std::string& 
       chosen = name;
   }
   if (model != nullptr) *model = chosen;
-  std::vector<const TrainRun*> out;
-  for (const auto& r : s.runs) {
-    if (r.group == group && r.record.config.model == chosen) out.push_back(&r);
-  }
-  return out;
+  return runs_with(s, group, chosen);
 }
 
 std::vector<const TrainRun*> runs_with(const SystemResults& s, const std::string& group,
@@ -32,7 +101,7 @@ std::vector<const TrainRun*> runs_with(const SystemResults& s, const std::string
   for (const auto& r : s.runs) {
     if (r.group == group && r.record.config.model == model) out.push_back(&r);
   }
-  return out;
+  return one_per_experiment(out);
 }
 
 std::string param(const TrainRun& r, const std::string& key) {

@@ -10,6 +10,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <array>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -47,19 +48,6 @@ std::string address_of_interface(const std::string& name) {
   }
   freeifaddrs(list);
   return found;
-}
-
-// A TCP port free on this host right now (the kernel's pick for port 0).
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t length = sizeof(addr);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
-  close(fd);
-  return ntohs(addr.sin_port);
 }
 
 bool all_ranks_on_this_host() {
@@ -125,6 +113,19 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
 }
 
 }  // namespace
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t length = sizeof(addr);
+  bool ok = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+            getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0;
+  if (fd >= 0) close(fd);
+  if (!ok) throw CommError(fmt::format("no free TCP port for the rendezvous: {}", strerror(errno)));
+  return ntohs(addr.sin_port);
+}
 
 std::unique_ptr<Communicator> connect(const LaunchOptions& o) {
   std::string backend = o.backend;

@@ -22,6 +22,10 @@ struct BackendSpec {
 };
 const std::vector<BackendSpec>& backend_registry();
 
+// A TCP port free on this host right now (the kernel's pick for port 0). CommError if there is
+// none to be had.
+int free_port();
+
 // Connects to the world as the options say. UserError for inconsistent options, CommError
 // when the rendezvous fails.
 std::unique_ptr<Communicator> connect(const LaunchOptions& options);

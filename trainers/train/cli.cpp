@@ -109,6 +109,11 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--eval-batch", c.eval_batch, "Batch size for evaluation")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--malloc", c.malloc_setting,
+                 "keep: freed memory stays in the process for the next iteration; glibc: "
+                 "glibc's defaults (for comparison; the environment's malloc settings win)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"keep", "glibc"}));
   add_distributed_options(app, c, d);
   app.add_option(
       "--out", c.out,

@@ -32,7 +32,8 @@ struct TrainConfig {
   std::string mode;                // blocking | overlap | stale; "": the strategy's first
   double bucket_mb = 25;
   int timeout_s = 300;
-  int slow_rank = -1;  // this rank does slow_ms of extra busy work per iteration
+  std::string malloc_setting = "keep";  // keep | glibc: keep_freed_memory() or glibc's defaults
+  int slow_rank = -1;                   // this rank does slow_ms of extra busy work per iteration
   double slow_ms = 0;
   int fault_corrupt_rank = -1;  // test-only: perturb this rank's replica before each check
   int fault_kill_rank = -1;     // test-only: this rank kills itself (SIGKILL) at iteration 3

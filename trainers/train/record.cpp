@@ -30,6 +30,7 @@ void to_json(nlohmann::json& j, const RankUsage& r) {
   j["payload_received_bytes"] = r.payload_received_bytes;
   j["nic"] = r.nic;
   j["iteration_s"] = r.iteration_s;
+  j["iteration_minor_faults"] = r.iteration_minor_faults;
 }
 void from_json(const nlohmann::json& j, RankUsage& r) {
   r.usage = j.get<ResourceUsage>();
@@ -39,6 +40,7 @@ void from_json(const nlohmann::json& j, RankUsage& r) {
   j.at("payload_received_bytes").get_to(r.payload_received_bytes);
   r.nic = j.at("nic");
   j.at("iteration_s").get_to(r.iteration_s);
+  r.iteration_minor_faults = j.value("iteration_minor_faults", std::vector<int64_t>{});
 }
 
 void IterationLog::add(int64_t epoch_number, int64_t step_number, double loss_value,

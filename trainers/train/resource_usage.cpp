@@ -18,6 +18,12 @@ double seconds(const timeval& t) {
 
 }  // namespace
 
+int64_t minor_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 ResourceMeter::ResourceMeter() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

@@ -11,6 +11,10 @@ struct ResourceUsage {
   int cores = 0;
 };
 
+// Minor page faults of this process so far (every thread): pages touched for the first time
+// since they were mapped, e.g. memory malloc took afresh from the kernel.
+int64_t minor_faults();
+
 class ResourceMeter {
  public:
   ResourceMeter();

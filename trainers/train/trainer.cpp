@@ -164,6 +164,7 @@ RunRecord Trainer::run() {
   const int64_t batch = config_.global_batch / config_.world_size;
   const int64_t steps = sampler.num_batches(batch);
   std::vector<double> own_times;
+  std::vector<int64_t> own_faults;
 
   for (int64_t epoch = 1; epoch <= config_.epochs && !reached_max_iters(record); ++epoch) {
     sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
@@ -171,7 +172,9 @@ RunRecord Trainer::run() {
     for (int64_t step = 1; step <= steps && !reached_max_iters(record); ++step) {
       if (record.iterations.size() == 3) inject_faults();
       double loss = 0;
+      const int64_t faults_before = minor_faults();
       IterationTimes t = train_step(epoch, sampler.batch(step - 1, batch), optimizer, &loss);
+      own_faults.push_back(minor_faults() - faults_before);
       watchdog_->beat();
       own_times.push_back(t.total_s);
       if (config_.world_size > 1) loss = reduce_across_ranks(t, loss);
@@ -204,6 +207,7 @@ RunRecord Trainer::run() {
     mine.nic[name] = {{"sent_bytes", bytes.sent}, {"received_bytes", bytes.received}};
   }
   mine.iteration_s = own_times;
+  mine.iteration_minor_faults = own_faults;
   for (const auto& text : allgather_text(*control_, nlohmann::json(mine).dump())) {
     record.ranks.push_back(nlohmann::json::parse(text).get<RankUsage>());
   }
