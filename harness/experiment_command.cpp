@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "common/allocator.h"
+
 namespace dtbench {
 namespace {
 
@@ -49,8 +51,8 @@ std::vector<std::string> python_ddp_args(const Experiment& e, const HostsFile& h
                                          int port) {
   std::vector<std::string> args;
   if (e.params.value("malloc", "glibc") == "keep") {
-    args = {"/usr/bin/env", "MALLOC_MMAP_THRESHOLD_=1073741824",
-            "MALLOC_TRIM_THRESHOLD_=1073741824"};
+    args = {"/usr/bin/env", fmt::format("MALLOC_MMAP_THRESHOLD_={}", kKeptMemoryThresholdBytes),
+            fmt::format("MALLOC_TRIM_THRESHOLD_={}", kKeptMemoryThresholdBytes)};
   }
   // Rank 0 runs on the first host (mpirun fills hosts in order).
   std::string host = hosts.hosts.at(0).name == "localhost" ? "127.0.0.1" : hosts.hosts[0].name;

@@ -89,8 +89,8 @@ double NoiseReading::steal() const {
 }
 
 nlohmann::json NoiseReading::to_json() const {
-  return {{"wall_s", wall_s},         {"own_cpu_s", own_cpu_s},       {"foreign_cpu_s", foreign_cpu_s},
-          {"steal_s", steal_s},       {"cores", cores},               {"foreign_load", foreign_load()},
+  return {{"wall_s", wall_s},   {"own_cpu_s", own_cpu_s}, {"foreign_cpu_s", foreign_cpu_s},
+          {"steal_s", steal_s}, {"cores", cores},         {"foreign_load", foreign_load()},
           {"steal", steal()}};
 }
 
@@ -159,7 +159,8 @@ double wait_for_quiet(const NoisePolicy& policy, bool* quiet, bool (*stop)()) {
   *quiet = false;
   while (policy.quiet_wait_s > 0 && !stop()) {
     NoiseMeter window;
-    for (int i = 0; i < 10 && !stop(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int i = 0; i < 10 && !stop(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (!policy.noisy(window.finish())) {
       *quiet = true;
       break;

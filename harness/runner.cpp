@@ -2,7 +2,6 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -25,6 +24,7 @@
 #include "process.h"
 #include "progress.h"
 #include "run_system.h"
+#include "train/resource_usage.h"
 
 namespace dtbench {
 namespace {
@@ -104,13 +104,6 @@ std::string noise_note(const nlohmann::json& noise, bool noisy, size_t attempts)
   }
   if (attempts > 1) note += fmt::format(", {} attempts", attempts);
   return noisy ? "NOISY: " + note : note;
-}
-
-double children_cpu_s() {
-  rusage usage{};
-  getrusage(RUSAGE_CHILDREN, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
 class Runner {

@@ -41,14 +41,14 @@ FigureData allocator(const SystemResults& s, const std::vector<SystemResults>&) 
   FigureData f;
   std::string model;
   auto runs = runs_of(s, "allocator", &model);
-  f.table.columns = {"method", "malloc",   "ranks", "faults_per_iteration",
-                     "median_s", "low_s", "high_s", "reps"};
+  f.table.columns = {"method",   "malloc", "ranks",  "faults_per_iteration",
+                     "median_s", "low_s",  "high_s", "reps"};
   std::map<std::string, std::map<std::string, std::pair<double, Repeated>>> by_method;
   for (const TrainRun* r : runs) {
     Repeated t = repeated_time(s, *r);
     double faults = faults_per_iteration(*r);
-    f.table.rows.push_back({method_label(*r), setting_of(*r), r->ranks, faults, t.median_s,
-                            t.low_s, t.high_s, t.reps});
+    f.table.rows.push_back({method_label(*r), setting_of(*r), r->ranks, faults, t.median_s, t.low_s,
+                            t.high_s, t.reps});
     by_method[method_label(*r)][setting_of(*r)] = {faults, t};
   }
   if (runs.empty()) return f;
@@ -66,8 +66,8 @@ FigureData allocator(const SystemResults& s, const std::vector<SystemResults>&) 
         "{}: an iteration faulted in {} pages with glibc's defaults and {} with freed memory "
         "kept, and took {} s against {} s ({}x, ratio within rounds {}); {}.",
         method, short_number(glibc->second.first), short_number(keep->second.first),
-        short_number(a.median_s), short_number(b.median_s),
-        short_number(b.median_s / a.median_s), short_number(ratio_within_rounds(b, a)),
+        short_number(a.median_s), short_number(b.median_s), short_number(b.median_s / a.median_s),
+        short_number(ratio_within_rounds(b, a)),
         stands_out(a, b) ? "the difference stands out of the noise"
                          : "the difference is within the noise"));
   }

@@ -24,11 +24,12 @@ std::vector<const TrainRun*> one_per_experiment(const std::vector<const TrainRun
     reps[r->name].push_back(r);
   }
   for (auto& chosen : out) {
-    auto all = reps[chosen->name];
-    std::sort(all.begin(), all.end(), [](const TrainRun* a, const TrainRun* b) {
-      return std::make_pair(timed_mean(*a), a->repeat) < std::make_pair(timed_mean(*b), b->repeat);
-    });
-    chosen = all[(all.size() - 1) / 2];
+    std::vector<std::pair<std::pair<double, int>, const TrainRun*>> by_mean;
+    for (const TrainRun* r : reps[chosen->name]) {
+      by_mean.push_back({{timed_mean(*r), r->repeat}, r});
+    }
+    std::sort(by_mean.begin(), by_mean.end());
+    chosen = by_mean[(by_mean.size() - 1) / 2].second;
   }
   return out;
 }

@@ -7,8 +7,6 @@
 namespace dtbench {
 namespace {
 
-constexpr int kThresholdBytes = 1 << 30;
-
 std::string& settings() {
   static std::string text = "glibc default";
   return text;
@@ -29,8 +27,8 @@ void keep_freed_memory() {
   }
   // Both or neither: setting either one alone turns off glibc's dynamic mmap threshold and
   // leaves the other at its 128 KiB default, which faults more than the defaults do.
-  if (mallopt(M_MMAP_THRESHOLD, kThresholdBytes) == 1 &&
-      mallopt(M_TRIM_THRESHOLD, kThresholdBytes) == 1) {
+  if (mallopt(M_MMAP_THRESHOLD, kKeptMemoryThresholdBytes) == 1 &&
+      mallopt(M_TRIM_THRESHOLD, kKeptMemoryThresholdBytes) == 1) {
     settings() = "keep freed memory (mmap and trim thresholds 1 GiB)";
   }
 }

@@ -13,6 +13,10 @@ namespace dtbench {
 // glibc's defaults. Call it first thing in main, before large allocations.
 void keep_freed_memory();
 
+// The mmap and trim thresholds keep_freed_memory() sets (also what a process that cannot call
+// it, like Python, gets through MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_).
+inline constexpr int kKeptMemoryThresholdBytes = 1 << 30;
+
 // What keep_freed_memory() did, for the run record: "glibc default", "environment (...)" or
 // "keep freed memory (mmap and trim thresholds 1 GiB)".
 std::string allocator_settings();

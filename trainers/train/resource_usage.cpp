@@ -24,6 +24,12 @@ int64_t minor_faults() {
   return usage.ru_minflt;
 }
 
+double children_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 ResourceMeter::ResourceMeter() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

@@ -15,6 +15,9 @@ struct ResourceUsage {
 // since they were mapped, e.g. memory malloc took afresh from the kernel.
 int64_t minor_faults();
 
+// User + system CPU seconds of this process's children that have ended and been waited for.
+double children_cpu_s();
+
 class ResourceMeter {
  public:
   ResourceMeter();
