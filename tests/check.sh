@@ -1,7 +1,9 @@
 # Sourced by the shell tests: a scratch directory $work removed at exit (with any background
 # job still running, and whatever $cleanup says), and check NAME CONDITION... which prints
 # ok/FAILED and records a failure in $status (the test exits with it); wait_until SECONDS
-# CONDITION... polls the condition until it holds (status 0) or the deadline passes (status 1).
+# CONDITION... polls the condition until it holds (status 0) or the deadline passes (status 1);
+# kept DIR NAME [FIND-ARGS...] lists the files NAME under DIR that an experiment kept, not those
+# of the noisy attempts the harness moved aside into attempt-<k>/.
 work=$(mktemp -d)
 cleanup=:
 trap 'eval "$cleanup"; kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
@@ -18,4 +20,9 @@ wait_until() {
     test $SECONDS -lt $deadline || return 1
     sleep 0.2
   done
+}
+kept() {
+  local dir=$1 name=$2
+  shift 2
+  find "$dir" -name "$name" -not -path '*/attempt-*/*' "$@"
 }

@@ -46,13 +46,13 @@ code=$?
 cat "$work/run.out"
 check "run across namespaces: exit 0 ($code)" test $code -eq 0
 for backend in mpi gloo; do
-  record=$(find "$work/r/experiments/train" -path "*backend=$backend*" -name result.json)
+  record=$(kept "$work/r/experiments/train" result.json -path "*backend=$backend*")
   hosts=$($py -c 'import json,sys; print(" ".join(r["host"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$record")
   check "$backend job: one rank per namespace ($hosts)" test "$hosts" == "${prefix}n0 ${prefix}n1"
 done
 algbw() {  # algbw GROUP: the broadcast's algbw in bytes/s
   $py -c 'import json,sys; print(json.load(open(sys.argv[1]))["benchmarks"][0]["algbw"])' \
-    "$(find "$work/r/experiments/$1" -name result.json)"
+    "$(kept "$work/r/experiments/$1" result.json)"
 }
 within() {  # within MEASURED EXPECTED: |measured/expected - 1| <= 0.2
   $py -c 'import sys; m, e = map(float, sys.argv[1:]); sys.exit(abs(m / e - 1) > 0.2)' "$1" "$2"
@@ -61,7 +61,7 @@ bw=$(algbw link)
 check "shaping in effect: broadcast at $bw B/s, set 25e6 B/s (200 Mbit/s)" within "$bw" 25e6
 bw=$(algbw slow)
 check "bottleneck profile: broadcast at $bw B/s, set 12.5e6 B/s (100 Mbit/s)" within "$bw" 12.5e6
-check "bottleneck recorded" grep -q '"rate": "100mbit"' "$(find "$work/r/experiments/slow" -name status.json)"
+check "bottleneck recorded" grep -q '"rate": "100mbit"' "$(kept "$work/r/experiments/slow" status.json)"
 "$dtbench" cluster status --prefix $prefix >"$work/status.out"
 check "profile undone after the experiment" test "$(grep -c 'rate 200Mbit' "$work/status.out")" -eq 2
 

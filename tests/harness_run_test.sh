@@ -51,8 +51,8 @@ check "the finished experiment is not rerun" grep -q '^\[1/4\] done ' "$work/run
 check "its result is intact" test "$(identity)" == "$before"
 check "the others ran" test "$(grep -c '^\[[23]/4\] ok ' "$work/run2.out")" -eq 2
 check "every finished experiment has a result" \
-  test "$(find "$out/experiments/a" -name result.json | wc -l)" -eq 3
-hang=$(find "$out/experiments/hang" -name status.json)
+  test "$(kept "$out/experiments/a" result.json | wc -l)" -eq 3
+hang=$(kept "$out/experiments/hang" status.json)
 check "the hang is recorded as a timeout" grep -q '"status": "timeout"' "$hang"
 check "with its stderr tail" grep -q '"stderr_tail"' "$hang"
 check "killed near its 6 s timeout ($((SECONDS - start)) s in all)" test $((SECONDS - start)) -lt 60
@@ -92,8 +92,8 @@ rounds=("$dtbench" run --hosts "$work/hosts" --matrix "$work/rounds.json" --data
 "${rounds[@]}" >"$work/rounds1.out" 2>&1
 check "rounds: exit 0" test $? -eq 0
 check "rounds: 8 results, 4 per repetition" \
-  test "$(find "$work/rounds" -path '*rep-1/result.json' | wc -l)" -eq 4 -a \
-       "$(find "$work/rounds" -path '*rep-2/result.json' | wc -l)" -eq 4
+  test "$(kept "$work/rounds" result.json -path '*rep-1/*' | wc -l)" -eq 4 -a \
+       "$(kept "$work/rounds" result.json -path '*rep-2/*' | wc -l)" -eq 4
 order=$(grep -o '^\[[0-9]/8\] ok      r/[^ ]*' "$work/rounds1.out" | sed 's/.*sync=\([a-z_]*\).*/\1/' | tr '\n' ' ')
 check "rounds: the second round rotated ($order)" \
   test "$order" == "allreduce ring_allreduce bucketed none bucketed none allreduce ring_allreduce "

@@ -22,7 +22,7 @@ done
 code=$?
 kill $(jobs -p) 2>/dev/null
 cat "$work/run.out"
-status_json=$(find "$work/out" -name status.json)
+status_json=$(kept "$work/out" status.json)
 check "the experiment itself succeeded ($code)" test $code -eq 0
 check "its result is there" test -s "$(dirname "$status_json")/result.json"
 /usr/bin/python3 - "$status_json" <<'PY'
@@ -42,6 +42,6 @@ sys.exit(1 if problems else 0)
 PY
 check "both attempts detected as noisy and recorded" test $? -eq 0
 check "the first attempt's files are kept" test -s "$(dirname "$status_json")/attempt-1/result.json"
-check "the progress line flags it" grep -q "NOISY: foreign [0-9.]*%, 2 attempts" "$work/run.out"
+check "the progress line flags it" grep -Eq "NOISY: foreign [0-9.]+%(, steal [0-9.]+%)?, 2 attempts" "$work/run.out"
 check "the summary counts it" grep -q " 1 noisy (foreign load above 2%" "$work/run.out"
 exit $status
