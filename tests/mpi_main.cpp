@@ -1,13 +1,20 @@
 // The strategy checks over OpenMPI, ranks as processes: ctest runs this binary under
 // mpirun -np 1, 2, 3 and 4. Rank 0 prints gtest's report; other ranks print only failures.
 // Every rank's result counts: mpirun exits non-zero if any rank failed.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
 
 #include "comm/mpi_communicator.h"
 #include "comm/self_communicator.h"
+#include "comm/text.h"
 #include "common/error.h"
 #include "fixtures.h"
 #include "sync_checks.h"
@@ -80,6 +87,54 @@ TEST_F(MpiTraining, CorruptedReplicaIsDetected) {
   std::FILE* quiet = std::tmpfile();
   EXPECT_THROW(Trainer(config, load_train_data(config), *world, quiet).run(), RunError);
   std::fclose(quiet);
+}
+
+// A nonblocking allreduce started and then left alone by its thread completes: rank 0 makes no
+// MPI call until every other rank holds the sum, which they can only get if rank 0's part of the
+// collective (4 MiB, past every eager limit: its peers need rank 0 to answer) moved meanwhile.
+// The peers say so through files, not MPI. The deadline only keeps a broken build from hanging.
+TEST(MpiProgress, AnAllreduceLeftAloneByItsThreadCompletes) {
+  const int n = world->size(), rank = world->rank();
+  std::unique_ptr<TempDir> own = rank == 0 ? std::make_unique<TempDir>() : nullptr;
+  const std::string dir = allgather_text(*world, own ? own->path() : "")[0];
+  at::Tensor t = at::full({1 << 20}, static_cast<float>(rank + 1));
+  const float sum = n * (n + 1) / 2.0f;
+  auto request = world->iallreduce(t);
+  auto done = [&](int r) { return std::filesystem::exists(fmt::format("{}/done-{}", dir, r)); };
+  if (rank != 0) {
+    request->wait();
+    std::ofstream(fmt::format("{}/done-{}", dir, rank)) << "sum received\n";
+  } else {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    auto all_done = [&] {
+      for (int r = 1; r < n; ++r)
+        if (!done(r)) return false;
+      return true;
+    };
+    while (!all_done() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(all_done())
+        << "the other ranks did not get their sums while rank 0 made no MPI call";
+    request->wait();  // after a failure above, this lets the others finish
+  }
+  EXPECT_EQ(t.min().item<float>(), sum) << "rank " << rank;
+  EXPECT_EQ(t.max().item<float>(), sum) << "rank " << rank;
+  world->barrier();  // rank 0's directory stays until every rank has written its file
+}
+
+TEST(MpiThreadLevel, LessThanMultipleIsAClearError) {
+  for (int level : {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED}) {
+    try {
+      require_thread_level(level);
+      ADD_FAILURE() << "level " << level << " accepted";
+    } catch (const CommError& e) {
+      EXPECT_NE(std::string(e.what()).find("needs MPI_THREAD_MULTIPLE"), std::string::npos);
+    }
+  }
+  EXPECT_NO_THROW(require_thread_level(MPI_THREAD_MULTIPLE));
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  EXPECT_EQ(provided, MPI_THREAD_MULTIPLE);
 }
 
 // Prints failed assertions of a rank other than 0, prefixed with the rank.

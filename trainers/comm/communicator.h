@@ -32,8 +32,8 @@ class Request {
  public:
   virtual ~Request() = default;
   virtual void wait() = 0;
-  // True once complete; also lets a backend without a progress thread (OpenMPI) move the
-  // operation forward, so calling it now and then during computation buys real overlap.
+  // True once complete. An iallreduce moves on without it (Gloo's threads; for MPI, the
+  // communicator's progress thread); isend and irecv are for exchanges waited for soon after.
   virtual bool test() = 0;
 };
 

@@ -7,25 +7,11 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "common/host.h"
+#include "comm/mpi_check.h"
+#include "comm/mpi_progress.h"
 
 namespace dtbench {
 namespace {
-
-// Every MPI call goes through this: on failure a CommError naming host, rank, place and
-// MPI's own message (MPI_ERRORS_RETURN is set on the world communicator).
-#define DTB_MPI_CHECK(call) check_mpi((call), #call, __FILE__, __LINE__)
-
-void check_mpi(int code, const char* call, const char* file, int line) {
-  if (code == MPI_SUCCESS) return;
-  char message[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(code, message, &length);
-  int rank = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  throw CommError(
-      fmt::format("mpi: {} rank {}: {}:{}: {}: {}", host_name(), rank, file, line, call, message));
-}
 
 MPI_Op op_of(ReduceOp op) {
   return op == ReduceOp::sum ? MPI_SUM : MPI_MAX;
@@ -52,6 +38,14 @@ class MpiCommunicator : public Communicator {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
   }
+  ~MpiCommunicator() override {
+    progress_.reset();  // no test of this communicator's requests from here on
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (comm_ != MPI_COMM_WORLD && !finalised) MPI_Comm_free(&comm_);
+  }
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string backend() const override { return "mpi"; }
@@ -105,15 +99,19 @@ class MpiCommunicator : public Communicator {
         MPI_Irecv(t.data_ptr<float>(), count_of(t), MPI_FLOAT, peer, tag, comm_, &r->request_));
     return r;
   }
+  // Started here, moved forward by this communicator's progress thread (mpi_progress.h): the
+  // caller computes on while the sum travels, with no MPI call of its own.
   std::unique_ptr<Request> do_iallreduce(at::Tensor& t) override {
-    auto r = std::make_unique<MpiRequest>();
+    MPI_Request request = MPI_REQUEST_NULL;
     DTB_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, t.data_ptr<float>(), count_of(t), MPI_FLOAT, MPI_SUM,
-                                 comm_, &r->request_));
-    return r;
+                                 comm_, &request));
+    if (!progress_) progress_ = std::make_unique<MpiProgress>();
+    return progress_->adopt(request, "MPI_Iallreduce");
   }
 
  private:
   MPI_Comm comm_;
+  std::unique_ptr<MpiProgress> progress_;  // started by the first nonblocking collective
   int rank_ = 0, size_ = 1;
 };
 
@@ -123,20 +121,44 @@ bool launched_by_mpirun() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
 }
 
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    default:
+      return "MPI_THREAD_MULTIPLE";
+  }
+}
+
+void require_thread_level(int provided) {
+  // Several threads call MPI at once: the overlap and stale modes run collectives on a
+  // communication thread while the main thread runs its own on a duplicate communicator, and
+  // nonblocking collectives are tested by a progress thread (mpi_progress.h).
+  if (provided < MPI_THREAD_MULTIPLE) {
+    throw CommError(fmt::format(
+        "mpi: this MPI library provides {} only; dtbench needs MPI_THREAD_MULTIPLE (for OpenMPI, "
+        "a build with thread support)",
+        thread_level_name(provided)));
+  }
+}
+
 void ensure_mpi_initialised() {
   static std::once_flag once;
   std::call_once(once, [] {
     int initialised = 0;
     MPI_Initialized(&initialised);
-    if (initialised) return;
     int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    // The overlap and stale modes run collectives on a communication thread while the main
-    // thread runs its own on a duplicate communicator.
-    if (provided < MPI_THREAD_MULTIPLE) {
-      throw CommError("mpi: this MPI library does not provide MPI_THREAD_MULTIPLE");
+    if (initialised) {
+      MPI_Query_thread(&provided);
+    } else {
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }
+    require_thread_level(provided);
   });
 }
 

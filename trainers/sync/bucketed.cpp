@@ -108,8 +108,6 @@ class BucketedSync : public GradSync {
     pack(param, grad);
     ++buckets_[slots_[param].bucket].arrived;
     launch_full_buckets();
-    // OpenMPI moves nonblocking collectives only inside MPI calls: poke the ones in flight.
-    for (size_t i = 0; i < next_; ++i) buckets_[i].request->test();
   }
 
   void launch_full_buckets() {
