@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "fixtures.h"
 #include "sync_checks.h"
+#include "train/system_info.h"
 #include "train/trainer.h"
 #include "train_checks.h"
 
@@ -135,6 +136,18 @@ TEST(MpiThreadLevel, LessThanMultipleIsAClearError) {
   int provided = 0;
   MPI_Query_thread(&provided);
   EXPECT_EQ(provided, MPI_THREAD_MULTIPLE);
+}
+
+// The ring for nonblocking allreduces is set before MPI starts, unless the environment chose,
+// and the record says what the ranks ran with, without the launcher's bookkeeping.
+TEST(MpiSettings, TheRecordKeepsTheLibraryAndItsParameters) {
+  nlohmann::json mpi = describe_system({})["mpi"];
+  EXPECT_NE(mpi["library"].get<std::string>(), "");
+  const char* algorithm = std::getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm");
+  ASSERT_NE(algorithm, nullptr) << "set before MPI_Init_thread";
+  EXPECT_EQ(mpi["mca"]["coll_libnbc_iallreduce_algorithm"], algorithm);
+  for (const auto& [name, value] : mpi["mca"].items())
+    EXPECT_NE(name.rfind("orte_", 0), 0u) << name << " is the launcher's bookkeeping";
 }
 
 // Prints failed assertions of a rank other than 0, prefixed with the rank.

@@ -22,7 +22,7 @@ for section in "1. Iteration time per synchronisation method" "2. Where the iter
   "3. Collectives alone" "4. Bytes moved per node" "5. CPU and memory" "6. Bucket size" \
   "7. Loss and accuracy per method" "8. Global batch size" "9. Epochs" \
   "10. Blocking, overlap, stale" "11. Mean vs sum" "12. A bottleneck node" \
-  "13. Scaling with the number of ranks" "14. Memory allocator" "15. Across systems" "Systems" \
+  "13. Scaling with the number of ranks" "14. Memory allocator" "15. Overlap engines on one network" "16. Across systems" "Systems" \
   "Method" "Measurement conditions"; do
   check "section: $section" grep -q "$section" "$work/both.txt"
 done

@@ -64,6 +64,10 @@ bool stands_out(const Repeated& a, const Repeated& b);
 std::string param(const TrainRun& r, const std::string& key);
 // "allreduce" or "allreduce/gloo" when the backend is not mpi.
 std::string method_label(const TrainRun& r);
+// A strategy's default mode, from the trainers' registry ("overlap" for Python DDP).
+std::string default_mode(const std::string& sync);
+// method_label with the mode when it is not the strategy's default: "allreduce (overlap)/gloo".
+std::string engine_label(const TrainRun& r);
 // The timed window (iterations 1..39) of the iteration times.
 std::vector<double> timed(const TrainRun& r);
 // Mean of a phase over the timed window.

@@ -87,12 +87,11 @@ std::string python_ddp_sentence(const TrainRun& python, const Repeated& referenc
   return text;
 }
 
-}  // namespace
-
-FigureData iteration_time(const SystemResults& s, const std::vector<SystemResults>&) {
+// Figure 1's table, caption and sentences for the runs of one matrix group.
+FigureData iteration_times_of(const SystemResults& s, const std::string& group) {
   FigureData f;
   std::string model;
-  auto runs = runs_of(s, "sync_methods", &model);
+  auto runs = runs_of(s, group, &model);
   f.table.columns = {"method",     "backend",     "reps",          "median_s",
                      "low_s",      "high_s",      "rep_min_s",     "rep_max_s",
                      "ci95_low_s", "ci95_high_s", "vs_python_ddp", "noisy"};
@@ -107,13 +106,15 @@ FigureData iteration_time(const SystemResults& s, const std::vector<SystemResult
   for (const TrainRun* r : runs) {
     Repeated t = repeated_time(s, *r);
     double ratio = python != nullptr ? ratio_within_rounds(t, reference) : std::nan("");
-    f.table.rows.push_back({param(*r, "sync"), param(*r, "backend"), t.reps, t.median_s, t.low_s,
-                            t.high_s, t.min_s, t.max_s, t.ci95_low_s, t.ci95_high_s, ratio,
-                            t.noisy});
+    std::string mode = param(*r, "mode");
+    std::string method = param(*r, "sync");
+    if (mode != default_mode(method)) method += " (" + mode + ")";
+    f.table.rows.push_back({method, param(*r, "backend"), t.reps, t.median_s, t.low_s, t.high_s,
+                            t.min_s, t.max_s, t.ci95_low_s, t.ci95_high_s, ratio, t.noisy});
     noisy += t.noisy;
     if (is_python_ddp(*r)) continue;
-    by_backend[param(*r, "backend")].push_back({method_label(*r), t});
-    methods.push_back({method_label(*r), t});
+    by_backend[param(*r, "backend")].push_back({engine_label(*r), t});
+    methods.push_back({engine_label(*r), t});
   }
   if (runs.empty()) return f;
   f.caption = fmt::format(
@@ -137,6 +138,30 @@ FigureData iteration_time(const SystemResults& s, const std::vector<SystemResult
                     "conditions): read their times with care.",
                     noisy));
   }
+  return f;
+}
+
+}  // namespace
+
+FigureData iteration_time(const SystemResults& s, const std::vector<SystemResults>&) {
+  return iteration_times_of(s, "sync_methods");
+}
+
+FigureData overlap_engines(const SystemResults& s, const std::vector<SystemResults>&) {
+  FigureData f = iteration_times_of(s, "overlap");
+  if (f.table.rows.empty()) return f;
+  f.caption =
+      "The overlap engines (communication launched during backward) on one network: " + f.caption;
+  std::map<std::string, double> sync;  // engine -> exposed sync, the representative repetition
+  for (const TrainRun* r : runs_of(s, "overlap")) {
+    if (r->record.config.sync == "python_ddp") continue;
+    sync[engine_label(*r)] = phase_mean(*r, static_cast<size_t>(Phase::sync));
+  }
+  std::string text = "Exposed synchronisation after backward (the representative repetition):";
+  for (const auto& [engine, seconds] : sync)
+    text += fmt::format(" {} {} s;", engine, short_number(seconds));
+  text.back() = '.';
+  f.sentences.push_back(text);
   return f;
 }
 

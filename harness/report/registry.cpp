@@ -57,7 +57,11 @@ const std::vector<FigureSpec>& figure_registry() {
        "How many pages does an iteration fault in afresh, and what does that cost, with glibc's "
        "malloc defaults and with freed memory kept in the process?",
        "smoke, quick, standard", allocator},
-      {"fig15_cross_hardware", "Across systems",
+      {"fig15_overlap", "Overlap engines on one network",
+       "Does each way of overlapping communication with backward hide it, over MPI and over "
+       "Gloo, on a real or emulated network?",
+       "overlap (on the emulated cluster or a real one)", overlap_engines},
+      {"fig16_cross_hardware", "Across systems",
        "How do the same measurements compare on "
        "different machines?",
        "any matrix, on two or more systems (e.g. CI runners)", cross_hardware},

@@ -1,9 +1,12 @@
 // Shared pieces of the figure builders (figures.h, namespace report).
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "report/figures.h"
+#include "sync/grad_sync.h"
 #include "train/stats.h"
 
 namespace dtbench::report {
@@ -109,16 +112,27 @@ std::string param(const TrainRun& r, const std::string& key) {
   const TrainConfig& c = r.record.config;
   if (key == "sync") return c.sync;
   if (key == "backend") return c.backend;
-  if (key == "mode") {
-    if (!c.mode.empty()) return c.mode;
-    return c.sync == "bucketed" || c.sync == "c10d_ddp" ? "overlap" : "blocking";
-  }
+  if (key == "mode") return c.mode.empty() ? default_mode(c.sync) : c.mode;
   if (key == "aggregate") return c.aggregate;
   if (r.params.contains(key)) {
     const auto& v = r.params[key];
     return v.is_string() ? v.get<std::string>() : v.dump();
   }
   return "";
+}
+
+std::string default_mode(const std::string& sync) {
+  for (const auto& spec : sync_registry()) {
+    if (spec.name == sync) return to_string(spec.modes.front());
+  }
+  return "overlap";  // Python DDP: hooks during backward, as bucketed
+}
+
+std::string engine_label(const TrainRun& r) {
+  std::string sync = param(r, "sync"), mode = param(r, "mode");
+  std::string label = mode == default_mode(sync) ? sync : fmt::format("{} ({})", sync, mode);
+  std::string backend = param(r, "backend");
+  return backend == "mpi" || backend == "none" ? label : label + "/" + backend;
 }
 
 std::string method_label(const TrainRun& r) {

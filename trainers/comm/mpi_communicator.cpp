@@ -155,6 +155,11 @@ void ensure_mpi_initialised() {
     if (initialised) {
       MPI_Query_thread(&provided);
     } else {
+      // OpenMPI's nonblocking allreduce (libnbc) sums in place over a binomial tree, which moves
+      // every bucket through rank 0's link several times: on 4 hosts at 1 Gbit/s, twice the
+      // ring's time (docs/communicators.md). The ring, unless the user chose (mpirun's --mca
+      // reaches the ranks as this same variable, which is then left alone).
+      setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", /*overwrite=*/0);
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }

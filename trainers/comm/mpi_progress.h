@@ -2,9 +2,8 @@
 // OpenMPI moves a nonblocking operation forward only while some thread of the process is inside
 // an MPI call: a collective started from a gradient hook otherwise sits until the trainer waits
 // for it after backward. MpiProgress is one thread that takes over such requests and tests them
-// until they complete: every 100 microseconds while the others compute (a few percent of a
-// core), without pause while some thread waits for one of them (as MPI_Wait would). Needs
-// MPI_THREAD_MULTIPLE.
+// until they complete: every 100 microseconds while the others compute, without pause while
+// some thread waits for one of them (as MPI_Wait would). Needs MPI_THREAD_MULTIPLE.
 #include <mpi.h>
 
 #include <condition_variable>

@@ -1,5 +1,6 @@
 #include "train/system_info.h"
 
+#include <mpi.h>
 #include <sys/utsname.h>
 #include <torch/version.h>
 #include <unistd.h>
@@ -31,6 +32,33 @@ std::string field_of(const std::string& path, const std::string& key, char sep) 
   return "";
 }
 
+// The MPI library and the MCA parameters its ranks were given (OMPI_MCA_* in the environment:
+// mpirun's --mca options and dtbench's own defaults, without the launcher's bookkeeping of job
+// ids, addresses and directories); null when MPI is not in use.
+nlohmann::json mpi_settings() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) return nullptr;
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string library(version, static_cast<size_t>(length));
+  library = library.substr(0, library.find_first_of(",\n"));
+  nlohmann::json mca = nlohmann::json::object();
+  const std::string prefix = "OMPI_MCA_";
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry(*e);
+    auto eq = entry.find('=');
+    if (entry.rfind(prefix, 0) != 0 || eq == std::string::npos) continue;
+    std::string name = entry.substr(prefix.size(), eq - prefix.size());
+    bool bookkeeping = false;
+    for (const char* launcher : {"orte_", "ess", "pmix", "initial_wdir", "shmem_"})
+      bookkeeping = bookkeeping || name.rfind(launcher, 0) == 0;
+    if (!bookkeeping) mca[name] = entry.substr(eq + 1);
+  }
+  return {{"library", library}, {"mca", mca}};
+}
+
 int64_t memory_bytes() {
   std::string kib = field_of("/proc/meminfo", "MemTotal", ':');
   return kib.empty() ? 0 : std::stoll(kib) * 1024;
@@ -58,6 +86,7 @@ nlohmann::json describe_system(const std::vector<std::string>& dataset_files) {
       {"libtorch", TORCH_VERSION},
       {"git_commit", git_commit()},
       {"malloc", allocator_settings()},
+      {"mpi", mpi_settings()},
       {"datasets", datasets},
   };
 }
