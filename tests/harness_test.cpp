@@ -241,7 +241,7 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
     return user_error([&] { load_matrix(path, kMatrices); });
   };
   EXPECT_THAT(user_error([] { load_matrix("huge", kMatrices); }),
-              HasSubstr("unknown matrix 'huge' (known: full, quick, smoke, standard)"));
+              HasSubstr("unknown matrix 'huge' (known: full, overlap, quick, smoke, standard)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
               HasSubstr("entry 1: unknown key 'colour' for kind train"));
@@ -443,7 +443,7 @@ TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
     EXPECT_TRUE(ids.insert(f.id).second) << f.id;
     EXPECT_TRUE(std::filesystem::exists(kSource + "/report/figures/" + f.id + ".gp")) << f.id;
   }
-  EXPECT_EQ(ids.size(), 15u);
+  EXPECT_EQ(ids.size(), 16u);
 }
 
 }  // namespace
