@@ -2,6 +2,7 @@
 // mpirun -np 1, 2, 3 and 4. Rank 0 prints gtest's report; other ranks print only failures.
 // Every rank's result counts: mpirun exits non-zero if any rank failed.
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -121,6 +122,11 @@ TEST(MpiProgress, AnAllreduceLeftAloneByItsThreadCompletes) {
   EXPECT_EQ(t.min().item<float>(), sum) << "rank " << rank;
   EXPECT_EQ(t.max().item<float>(), sum) << "rank " << rank;
   world->barrier();  // rank 0's directory stays until every rank has written its file
+}
+
+TEST(MpiCommunicator, CarriesEveryTypeInItsOwnType) {
+  auto problems = typed_operation_problems(*world);
+  EXPECT_TRUE(problems.empty()) << fmt::format("{}", fmt::join(problems, "\n"));
 }
 
 TEST(MpiThreadLevel, LessThanMultipleIsAClearError) {

@@ -1,10 +1,13 @@
 #include "sync_checks.h"
 
+#include <fmt/core.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "comm/text.h"
 #include "common/rng.h"
 #include "models/models.h"
 
@@ -102,6 +105,82 @@ std::vector<std::pair<std::string, SyncMode>> all_strategy_modes() {
 bool supports(const std::string& strategy, const std::string& backend, Aggregate aggregate) {
   if (strategy != "c10d_ddp") return true;
   return backend == "gloo" && aggregate == Aggregate::mean;
+}
+
+std::vector<std::string> typed_operation_problems(Communicator& comm) {
+  const int n = comm.size(), rank = comm.rank();
+  const double triangle = n * (n + 1) / 2.0;  // the sum over ranks of rank + 1
+  std::vector<std::string> problems;
+  for (at::ScalarType type : kCarriedTypes) {
+    auto opts = at::TensorOptions().dtype(type);
+    auto full = [&](int64_t size, double value) { return at::full({size}, value, opts); };
+    auto expect = [&](const std::string& what, const at::Tensor& got, const at::Tensor& want) {
+      if (got.scalar_type() != type || !at::equal(got.to(at::kDouble), want.to(at::kDouble))) {
+        problems.push_back(fmt::format("{} {} on rank {}: got {}, want {}", c10::toString(type),
+                                       what, rank, got.to(at::kDouble).sum().item<double>(),
+                                       want.to(at::kDouble).sum().item<double>()));
+      }
+    };
+    at::Tensor t = full(5, rank + 1);
+    const int64_t sent_before = comm.traffic().sent_bytes;
+    comm.allreduce(t);
+    expect("allreduce sum", t, full(5, triangle));
+    const int64_t counted = comm.traffic().sent_bytes - sent_before;
+    const int64_t own_bytes = n > 1 ? 5 * static_cast<int64_t>(t.element_size()) : 0;
+    if (counted != own_bytes) {
+      problems.push_back(fmt::format("{} allreduce counted {} bytes sent, not {}",
+                                     c10::toString(type), counted, own_bytes));
+    }
+    t = full(5, rank + 1);
+    comm.allreduce(t, ReduceOp::max);
+    expect("allreduce max", t, full(5, n));
+    t = full(7, rank + 1);
+    comm.iallreduce(t)->wait();
+    expect("iallreduce", t, full(7, triangle));
+    t = full(3, rank + 1);
+    comm.broadcast(t, n - 1);
+    expect("broadcast", t, full(3, n));
+    t = full(3, rank + 1);
+    comm.reduce(t, 0);
+    if (rank == 0) expect("reduce", t, full(3, triangle));
+    at::Tensor ranks =
+        at::arange(1, n + 1, at::kDouble).repeat_interleave(2).to(type);  // 1 1 2 2 ..
+    at::Tensor out = at::empty({2 * n}, opts);
+    comm.allgather(full(2, rank + 1), out);
+    expect("allgather", out, ranks);
+    out = at::empty({2 * n}, opts);
+    comm.gather(full(2, rank + 1), out, 0);
+    if (rank == 0) expect("gather", out, ranks);
+    at::Tensor mine = at::empty({2}, opts);
+    comm.scatter(rank == 0 ? ranks : at::Tensor(), mine, 0);
+    expect("scatter", mine, full(2, rank + 1));
+    comm.reduce_scatter(full(2 * n, rank + 1), mine);
+    expect("reduce_scatter", mine, full(2, triangle));
+    if (n > 1) {
+      at::Tensor from_left = at::empty({4}, opts);
+      auto receive = comm.irecv(from_left, (rank + n - 1) % n, 7);
+      auto send = comm.isend(full(4, rank + 1), (rank + 1) % n, 7);
+      send->wait();
+      receive->wait();
+      expect("isend/irecv", from_left, full(4, (rank + n - 1) % n + 1));
+    }
+  }
+  std::string text =
+      rank % 2 == 0 ? std::string(static_cast<size_t>(rank) * 3, 'x') + "\n{}" : std::string();
+  auto texts = allgather_text(comm, text);
+  for (int r = 0; r < n; ++r) {
+    std::string want = r % 2 == 0 ? std::string(static_cast<size_t>(r) * 3, 'x') + "\n{}" : "";
+    if (texts.size() != static_cast<size_t>(n) || texts[r] != want) {
+      problems.push_back(fmt::format("allgather_text on rank {}: rank {}'s text wrong", rank, r));
+    }
+  }
+  std::vector<double> values = {1.0 + 1e-12 * (rank + 1), -static_cast<double>(rank)};
+  max_over_ranks(comm, values);
+  if (values[0] != 1.0 + 1e-12 * n || values[1] != 0.0) {
+    problems.push_back(
+        fmt::format("max_over_ranks on rank {}: {} and {}", rank, values[0], values[1]));
+  }
+  return problems;
 }
 
 }  // namespace dtbench::testing

@@ -30,6 +30,11 @@ double strategy_error(Communicator& comm, const std::string& name, SyncMode mode
 // Every (strategy, mode) pair the registry offers, "none" excluded.
 std::vector<std::pair<std::string, SyncMode>> all_strategy_modes();
 
+// Every operation of the Communicator on every type it carries (kCarriedTypes): results,
+// payload counted in the type's own bytes, texts of different lengths, exact maxima of
+// doubles. Returns what went wrong, one line each; empty when all is right. Collective.
+std::vector<std::string> typed_operation_problems(Communicator& comm);
+
 // Whether a strategy runs over this backend and aggregate (c10d_ddp: Gloo, mean only).
 bool supports(const std::string& strategy, const std::string& backend, Aggregate aggregate);
 

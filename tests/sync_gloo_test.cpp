@@ -1,5 +1,6 @@
 // Every strategy in every mode over Gloo, ranks as threads, on 1-4 ranks: the synchronised
 // gradient equals the reference mean (or sum) of the ranks' gradients to 1e-6.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "common/error.h"
@@ -61,6 +62,15 @@ INSTANTIATE_TEST_SUITE_P(All, GlooVgg,
                                                               "ring_reduce", "ring_allreduce",
                                                               "bucketed", "c10d_ddp"),
                                             ::testing::Values(1, 2, 3, 4)));
+
+TEST(GlooCommunicator, CarriesEveryTypeInItsOwnType) {
+  for (int n = 1; n <= 4; ++n) {
+    run_gloo_ranks(n, [](Communicator& comm) {
+      auto problems = typed_operation_problems(comm);
+      EXPECT_TRUE(problems.empty()) << fmt::format("{}", fmt::join(problems, "\n"));
+    });
+  }
+}
 
 TEST(C10dDdp, RefusesSumAggregation) {
   run_gloo_ranks(2, [](Communicator& comm) {

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace dtbench {
 namespace {
 
@@ -9,9 +11,19 @@ int64_t bytes_of(const at::Tensor& t) {
   return t.numel() * static_cast<int64_t>(t.element_size());
 }
 
+bool carried(at::ScalarType type) {
+  for (at::ScalarType c : kCarriedTypes) {
+    if (c == type) return true;
+  }
+  return false;
+}
+
 void check_buffer(const at::Tensor& t, const char* what) {
-  if (t.defined() && (!t.is_contiguous() || t.scalar_type() != at::kFloat || !t.is_cpu())) {
-    throw std::invalid_argument(fmt::format("{}: needs a contiguous float32 CPU tensor", what));
+  if (t.defined() && (!t.is_contiguous() || !carried(t.scalar_type()) || !t.is_cpu())) {
+    throw std::invalid_argument(fmt::format(
+        "{}: needs a contiguous CPU tensor of float32, float64, float16, int32, int64 or uint8 "
+        "(got {})",
+        what, t.defined() ? c10::toString(t.scalar_type()) : "undefined"));
   }
 }
 
@@ -88,11 +100,11 @@ std::unique_ptr<Request> Communicator::iallreduce(at::Tensor& t) {
 
 void max_over_ranks(Communicator& comm, std::vector<double>& values) {
   if (values.empty() || comm.size() == 1) return;
-  at::Tensor t = at::empty({static_cast<int64_t>(values.size())}, at::kFloat);
-  float* data = t.data_ptr<float>();
-  for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<float>(values[i]);
+  at::Tensor t = at::empty({static_cast<int64_t>(values.size())}, at::kDouble);
+  double* data = t.data_ptr<double>();
+  std::copy(values.begin(), values.end(), data);
   comm.allreduce(t, ReduceOp::max);
-  for (size_t i = 0; i < values.size(); ++i) values[i] = data[i];
+  std::copy(data, data + values.size(), values.begin());
 }
 
 }  // namespace dtbench

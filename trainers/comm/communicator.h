@@ -1,8 +1,9 @@
 #pragma once
 // One Communicator per process: a thin layer over a backend (mpi, gloo, or self for a single
-// process). Every operation works on contiguous float32 CPU tensors, blocks until this rank's
-// part is done (except the i* calls), and counts the payload bytes this rank hands over and
-// receives (application level, see docs/communicators.md), so that strategies never count.
+// process). Every operation works on contiguous CPU tensors of one of kCarriedTypes, in their
+// own type (a sum of float16 is summed in float16), blocks until this rank's part is done
+// (except the i* calls), and counts the payload bytes this rank hands over and receives
+// (application level, see docs/communicators.md), so that strategies never count.
 #include <ATen/core/Tensor.h>
 
 #include <atomic>
@@ -38,6 +39,10 @@ class Request {
 };
 
 enum class ReduceOp { sum, max };
+
+// The element types every backend carries, reductions included.
+inline constexpr at::ScalarType kCarriedTypes[] = {at::kFloat, at::kDouble, at::kHalf,
+                                                   at::kInt,   at::kLong,   at::kByte};
 
 class Communicator {
  public:
@@ -95,8 +100,8 @@ class Communicator {
   std::atomic<int64_t> sent_{0}, received_{0};
 };
 
-// Collective: replaces each element of values by its maximum over ranks (carried as float32,
-// whose maximum is exact: every rank ends with the same values).
+// Collective: replaces each element of values by its maximum over ranks (carried as float64:
+// exact, every rank ends with the same values).
 void max_over_ranks(Communicator& comm, std::vector<double>& values);
 
 }  // namespace dtbench

@@ -1,9 +1,11 @@
 #include "comm/mpi_communicator.h"
 
+#include <c10/util/Half.h>
 #include <fmt/core.h>
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -13,9 +15,52 @@
 namespace dtbench {
 namespace {
 
-MPI_Op op_of(ReduceOp op) {
-  return op == ReduceOp::sum ? MPI_SUM : MPI_MAX;
+// MPI has no float16: halves travel as 16-bit words and are summed (or maxed) by operations
+// of dtbench's own, which compute each element in float and round it back to float16, as
+// Gloo does.
+template <typename Combine>
+void combine_halves(void* in, void* inout, int* length, Combine combine) {
+  const auto* a = static_cast<const c10::Half*>(in);
+  auto* b = static_cast<c10::Half*>(inout);
+  for (int i = 0; i < *length; ++i) b[i] = c10::Half(combine(float(a[i]), float(b[i])));
 }
+void sum_halves(void* in, void* inout, int* length, MPI_Datatype*) {
+  combine_halves(in, inout, length, [](float x, float y) { return x + y; });
+}
+void max_halves(void* in, void* inout, int* length, MPI_Datatype*) {
+  combine_halves(in, inout, length, [](float x, float y) { return std::max(x, y); });
+}
+
+MPI_Datatype datatype_of(const at::Tensor& t) {
+  switch (t.scalar_type()) {
+    case at::kFloat:
+      return MPI_FLOAT;
+    case at::kDouble:
+      return MPI_DOUBLE;
+    case at::kHalf:
+      return MPI_UINT16_T;
+    case at::kInt:
+      return MPI_INT32_T;
+    case at::kLong:
+      return MPI_INT64_T;
+    case at::kByte:
+      return MPI_UINT8_T;
+    default:
+      throw std::invalid_argument("mpi: no MPI datatype for this tensor");
+  }
+}
+
+MPI_Op op_of(const at::Tensor& t, ReduceOp op) {
+  if (t.scalar_type() != at::kHalf) return op == ReduceOp::sum ? MPI_SUM : MPI_MAX;
+  static MPI_Op sum = MPI_OP_NULL, max = MPI_OP_NULL;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    DTB_MPI_CHECK(MPI_Op_create(sum_halves, /*commute=*/1, &sum));
+    DTB_MPI_CHECK(MPI_Op_create(max_halves, /*commute=*/1, &max));
+  });
+  return op == ReduceOp::sum ? sum : max;
+}
+
 int count_of(const at::Tensor& t) {
   return static_cast<int>(t.numel());
 }
@@ -57,54 +102,54 @@ class MpiCommunicator : public Communicator {
 
  protected:
   void do_allreduce(at::Tensor& t, ReduceOp op) override {
-    DTB_MPI_CHECK(
-        MPI_Allreduce(MPI_IN_PLACE, t.data_ptr<float>(), count_of(t), MPI_FLOAT, op_of(op), comm_));
+    DTB_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.data_ptr(), count_of(t), datatype_of(t),
+                                op_of(t, op), comm_));
   }
   void do_reduce(at::Tensor& t, int root) override {
-    void* send = rank_ == root ? MPI_IN_PLACE : t.data_ptr<float>();
-    DTB_MPI_CHECK(
-        MPI_Reduce(send, t.data_ptr<float>(), count_of(t), MPI_FLOAT, MPI_SUM, root, comm_));
+    void* send = rank_ == root ? MPI_IN_PLACE : t.data_ptr();
+    DTB_MPI_CHECK(MPI_Reduce(send, t.data_ptr(), count_of(t), datatype_of(t),
+                             op_of(t, ReduceOp::sum), root, comm_));
   }
   void do_broadcast(at::Tensor& t, int root) override {
-    DTB_MPI_CHECK(MPI_Bcast(t.data_ptr<float>(), count_of(t), MPI_FLOAT, root, comm_));
+    DTB_MPI_CHECK(MPI_Bcast(t.data_ptr(), count_of(t), datatype_of(t), root, comm_));
   }
   void do_gather(const at::Tensor& in, at::Tensor& out, int root) override {
-    float* recv = rank_ == root ? out.data_ptr<float>() : nullptr;
-    DTB_MPI_CHECK(MPI_Gather(in.data_ptr<float>(), count_of(in), MPI_FLOAT, recv, count_of(in),
-                             MPI_FLOAT, root, comm_));
+    void* recv = rank_ == root ? out.data_ptr() : nullptr;
+    DTB_MPI_CHECK(MPI_Gather(in.data_ptr(), count_of(in), datatype_of(in), recv, count_of(in),
+                             datatype_of(in), root, comm_));
   }
   void do_scatter(const at::Tensor& in, at::Tensor& out, int root) override {
-    const float* send = rank_ == root ? in.data_ptr<float>() : nullptr;
-    DTB_MPI_CHECK(MPI_Scatter(send, count_of(out), MPI_FLOAT, out.data_ptr<float>(), count_of(out),
-                              MPI_FLOAT, root, comm_));
+    const void* send = rank_ == root ? in.data_ptr() : nullptr;
+    DTB_MPI_CHECK(MPI_Scatter(send, count_of(out), datatype_of(out), out.data_ptr(), count_of(out),
+                              datatype_of(out), root, comm_));
   }
   void do_allgather(const at::Tensor& in, at::Tensor& out) override {
-    DTB_MPI_CHECK(MPI_Allgather(in.data_ptr<float>(), count_of(in), MPI_FLOAT,
-                                out.data_ptr<float>(), count_of(in), MPI_FLOAT, comm_));
+    DTB_MPI_CHECK(MPI_Allgather(in.data_ptr(), count_of(in), datatype_of(in), out.data_ptr(),
+                                count_of(in), datatype_of(in), comm_));
   }
   void do_reduce_scatter(const at::Tensor& in, at::Tensor& out) override {
-    DTB_MPI_CHECK(MPI_Reduce_scatter_block(in.data_ptr<float>(), out.data_ptr<float>(),
-                                           count_of(out), MPI_FLOAT, MPI_SUM, comm_));
+    DTB_MPI_CHECK(MPI_Reduce_scatter_block(in.data_ptr(), out.data_ptr(), count_of(out),
+                                           datatype_of(out), op_of(out, ReduceOp::sum), comm_));
   }
   void do_barrier() override { DTB_MPI_CHECK(MPI_Barrier(comm_)); }
   std::unique_ptr<Request> do_isend(const at::Tensor& t, int peer, int tag) override {
     auto r = std::make_unique<MpiRequest>();
     DTB_MPI_CHECK(
-        MPI_Isend(t.data_ptr<float>(), count_of(t), MPI_FLOAT, peer, tag, comm_, &r->request_));
+        MPI_Isend(t.data_ptr(), count_of(t), datatype_of(t), peer, tag, comm_, &r->request_));
     return r;
   }
   std::unique_ptr<Request> do_irecv(at::Tensor& t, int peer, int tag) override {
     auto r = std::make_unique<MpiRequest>();
     DTB_MPI_CHECK(
-        MPI_Irecv(t.data_ptr<float>(), count_of(t), MPI_FLOAT, peer, tag, comm_, &r->request_));
+        MPI_Irecv(t.data_ptr(), count_of(t), datatype_of(t), peer, tag, comm_, &r->request_));
     return r;
   }
   // Started here, moved forward by this communicator's progress thread (mpi_progress.h): the
   // caller computes on while the sum travels, with no MPI call of its own.
   std::unique_ptr<Request> do_iallreduce(at::Tensor& t) override {
     MPI_Request request = MPI_REQUEST_NULL;
-    DTB_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, t.data_ptr<float>(), count_of(t), MPI_FLOAT, MPI_SUM,
-                                 comm_, &request));
+    DTB_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, t.data_ptr(), count_of(t), datatype_of(t),
+                                 op_of(t, ReduceOp::sum), comm_, &request));
     if (!progress_) progress_ = std::make_unique<MpiProgress>();
     return progress_->adopt(request, "MPI_Iallreduce");
   }

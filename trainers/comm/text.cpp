@@ -2,26 +2,24 @@
 
 #include <ATen/ATen.h>
 
+#include <cstring>
+
 namespace dtbench {
 
 std::vector<std::string> allgather_text(Communicator& comm, const std::string& text) {
-  at::Tensor length = at::full({1}, static_cast<float>(text.size()), at::kFloat);
-  comm.allreduce(length, ReduceOp::max);
-  const auto longest = static_cast<int64_t>(length.item<float>());
-  at::Tensor mine = at::full({longest + 1}, -1.0f, at::kFloat);  // -1 marks the end
-  float* bytes = mine.data_ptr<float>();
-  for (size_t i = 0; i < text.size(); ++i)
-    bytes[i] = static_cast<float>(static_cast<uint8_t>(text[i]));
-  at::Tensor all = at::empty({comm.size() * (longest + 1)}, at::kFloat);
+  at::Tensor length = at::full({1}, static_cast<int64_t>(text.size()), at::kLong);
+  at::Tensor lengths = at::empty({comm.size()}, at::kLong);
+  comm.allgather(length, lengths);
+  const int64_t longest = lengths.max().item<int64_t>();
+  if (longest == 0) return std::vector<std::string>(static_cast<size_t>(comm.size()));
+  at::Tensor mine = at::zeros({longest}, at::kByte);
+  std::memcpy(mine.data_ptr<uint8_t>(), text.data(), text.size());
+  at::Tensor all = at::empty({comm.size() * longest}, at::kByte);
   comm.allgather(mine, all);
   std::vector<std::string> texts;
-  const float* values = all.data_ptr<float>();
+  const auto* bytes = reinterpret_cast<const char*>(all.data_ptr<uint8_t>());
   for (int r = 0; r < comm.size(); ++r) {
-    std::string t;
-    for (int64_t i = 0; i <= longest && values[r * (longest + 1) + i] >= 0; ++i) {
-      t.push_back(static_cast<char>(static_cast<uint8_t>(values[r * (longest + 1) + i])));
-    }
-    texts.push_back(t);
+    texts.emplace_back(bytes + r * longest, static_cast<size_t>(lengths[r].item<int64_t>()));
   }
   return texts;
 }
