@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fixtures.h"
+#include "sync/grad_sync.h"
 
 namespace dtbench {
 namespace {
@@ -47,6 +48,21 @@ TEST(Cli, HelpListsEveryOptionWithItsDefault) {
         "vgg11 0.1, lenet5 0.01", "--momentum", "--weight-decay", "--threads", "--seed UINT=1",
         "--log-interval INT:POSITIVE=20", "--no-eval", "--eval-limit", "--eval-batch", "--out"}) {
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
+  }
+}
+
+// The strategies and their default modes come from the registry, not a hand-written list.
+TEST(Cli, HelpNamesEveryStrategyAndItsDefaultMode) {
+  Outcome o = run_train("--help");
+  std::string help = o.out;
+  for (size_t at; (at = help.find('\n')) != std::string::npos;) help.replace(at, 1, " ");
+  for (auto at = help.find("  "); at != std::string::npos; at = help.find("  ")) help.erase(at, 1);
+  for (const auto& spec : sync_registry()) {
+    EXPECT_NE(help.find(spec.name), std::string::npos) << spec.name;
+    if (spec.modes.front() != SyncMode::blocking && spec.name != "none") {
+      std::string default_mode = spec.name + " " + to_string(spec.modes.front());
+      EXPECT_NE(help.find(default_mode), std::string::npos) << default_mode;
+    }
   }
 }
 

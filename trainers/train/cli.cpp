@@ -2,6 +2,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
@@ -33,19 +34,37 @@ std::string default_out(const TrainConfig& c) {
                      fmt::gmtime(std::time(nullptr)));
 }
 
+// The strategies of the registry, in its order, joined by sep: the help never lists them by hand.
+std::string strategy_names(const char* sep) {
+  std::vector<std::string> names;
+  for (const auto& spec : sync_registry()) names.push_back(spec.name);
+  return fmt::format("{}", fmt::join(names, sep));
+}
+
+// "bucketed overlap, c10d_ddp overlap": the strategies whose default mode is not blocking.
+std::string non_blocking_defaults() {
+  std::vector<std::string> parts;
+  for (const auto& spec : sync_registry()) {
+    if (spec.name != "none" && spec.modes.front() != SyncMode::blocking)
+      parts.push_back(spec.name + " " + to_string(spec.modes.front()));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--sync", d.sync,
-                 "Gradient synchronisation: none | gather_scatter | reduce_broadcast | allreduce | "
-                 "allgather | ring_reduce | ring_allreduce | bucketed (default: allreduce with "
-                 "several ranks, none alone)");
+                 fmt::format("Gradient synchronisation: {} (default: allreduce with several "
+                             "ranks, none alone)",
+                             strategy_names(" | ")));
   app.add_option("--backend", c.backend,
                  "Communication: auto (mpi under mpirun) | mpi | gloo | self")
       ->capture_default_str();
   app.add_option("--aggregate", c.aggregate, "mean | sum (sum: the step grows n-fold)")
       ->capture_default_str();
   app.add_option("--mode", d.mode,
-                 "blocking | overlap | stale (default: the strategy's: bucketed overlap, others "
-                 "blocking)");
+                 fmt::format("blocking | overlap | stale (default: the strategy's: {}, others "
+                             "blocking)",
+                             non_blocking_defaults()));
   app.add_option("--bucket-mb", c.bucket_mb, "Bucket size in MiB (bucketed)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
