@@ -66,6 +66,8 @@ std::string param(const TrainRun& r, const std::string& key);
 std::string method_label(const TrainRun& r);
 // A strategy's default mode, from the trainers' registry ("overlap" for Python DDP).
 std::string default_mode(const std::string& sync);
+// The strategy, with its mode when that is not the strategy's default: "allreduce (overlap)".
+std::string method_with_mode(const TrainRun& r);
 // method_label with the mode when it is not the strategy's default: "allreduce (overlap)/gloo".
 std::string engine_label(const TrainRun& r);
 // The timed window (iterations 1..39) of the iteration times.

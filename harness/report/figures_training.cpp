@@ -106,11 +106,9 @@ FigureData iteration_times_of(const SystemResults& s, const std::string& group) 
   for (const TrainRun* r : runs) {
     Repeated t = repeated_time(s, *r);
     double ratio = python != nullptr ? ratio_within_rounds(t, reference) : std::nan("");
-    std::string mode = param(*r, "mode");
-    std::string method = param(*r, "sync");
-    if (mode != default_mode(method)) method += " (" + mode + ")";
-    f.table.rows.push_back({method, param(*r, "backend"), t.reps, t.median_s, t.low_s, t.high_s,
-                            t.min_s, t.max_s, t.ci95_low_s, t.ci95_high_s, ratio, t.noisy});
+    f.table.rows.push_back({method_with_mode(*r), param(*r, "backend"), t.reps, t.median_s, t.low_s,
+                            t.high_s, t.min_s, t.max_s, t.ci95_low_s, t.ci95_high_s, ratio,
+                            t.noisy});
     noisy += t.noisy;
     if (is_python_ddp(*r)) continue;
     by_backend[param(*r, "backend")].push_back({engine_label(*r), t});
@@ -154,7 +152,7 @@ FigureData overlap_engines(const SystemResults& s, const std::vector<SystemResul
       "The overlap engines (communication launched during backward) on one network: " + f.caption;
   std::map<std::string, double> sync;  // engine -> exposed sync, the representative repetition
   for (const TrainRun* r : runs_of(s, "overlap")) {
-    if (r->record.config.sync == "python_ddp") continue;
+    if (is_python_ddp(*r)) continue;
     sync[engine_label(*r)] = phase_mean(*r, static_cast<size_t>(Phase::sync));
   }
   std::string text = "Exposed synchronisation after backward (the representative repetition):";

@@ -128,17 +128,27 @@ std::string default_mode(const std::string& sync) {
   return "overlap";  // Python DDP: hooks during backward, as bucketed
 }
 
-std::string engine_label(const TrainRun& r) {
+std::string method_with_mode(const TrainRun& r) {
   std::string sync = param(r, "sync"), mode = param(r, "mode");
-  std::string label = mode == default_mode(sync) ? sync : fmt::format("{} ({})", sync, mode);
+  return mode == default_mode(sync) ? sync : fmt::format("{} ({})", sync, mode);
+}
+
+namespace {
+
+// name, then "/backend" unless the backend is mpi (the default under mpirun) or none.
+std::string with_backend(const TrainRun& r, const std::string& name) {
   std::string backend = param(r, "backend");
-  return backend == "mpi" || backend == "none" ? label : label + "/" + backend;
+  return backend == "mpi" || backend == "none" ? name : name + "/" + backend;
+}
+
+}  // namespace
+
+std::string engine_label(const TrainRun& r) {
+  return with_backend(r, method_with_mode(r));
 }
 
 std::string method_label(const TrainRun& r) {
-  std::string backend = param(r, "backend");
-  return backend == "mpi" || backend == "none" ? param(r, "sync")
-                                               : param(r, "sync") + "/" + backend;
+  return with_backend(r, param(r, "sync"));
 }
 
 std::vector<double> timed(const TrainRun& r) {

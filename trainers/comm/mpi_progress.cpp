@@ -56,11 +56,6 @@ std::unique_ptr<Request> MpiProgress::adopt(MPI_Request request, std::string wha
   return std::make_unique<Adopted>(*this, std::move(outcome));
 }
 
-int64_t MpiProgress::completed() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return completed_;
-}
-
 void MpiProgress::wait(const Outcome& outcome) {
   std::unique_lock<std::mutex> lock(mutex_);
   ++waiters_;
@@ -107,7 +102,6 @@ bool MpiProgress::test_pending() {
   for (size_t i = 0; i < pending_.size(); ++i) {
     if (i < finished.size() && finished[i]) {
       pending_[i].outcome->done = true;
-      ++completed_;
       any = true;
     } else {
       pending_[kept++] = std::move(pending_[i]);

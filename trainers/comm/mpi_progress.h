@@ -28,9 +28,6 @@ class MpiProgress {
   // on only this thread tests it: the Request returned waits for the progress thread's word.
   std::unique_ptr<Request> adopt(MPI_Request request, std::string what);
 
-  // How many requests the progress thread has completed (for tests and diagnostics).
-  int64_t completed() const;
-
  private:
   struct Outcome;
   class Adopted;
@@ -42,11 +39,10 @@ class MpiProgress {
   bool test_pending();  // one MPI_Testsome over what is pending; true if any completed
   void wait(const Outcome& outcome);
 
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Pending> pending_;  // appended by adopt(), removed only by the progress thread
   int waiters_ = 0;
-  int64_t completed_ = 0;
   bool stopping_ = false;
   std::thread thread_;  // last: started once the members it uses exist
 };
