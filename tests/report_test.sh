@@ -101,7 +101,7 @@ check "one system: section 15 not measured" grep -q "Not measured in these resul
 
 # A corrupt result is named and skipped.
 cp -r "$local" "$work/corrupt"
-victim=$(kept "$work/corrupt/experiments/sync_methods" result.json | head -1)
+victim=$(kept "$work/corrupt/experiments/sync_methods" result.json -print -quit)
 head -c 300 "$victim" >"$victim.cut" && mv "$victim.cut" "$victim"
 "$dtbench" report "$work/corrupt" -o "$work/c/group.pdf" >"$work/c.out" 2>"$work/c.err"
 check "corrupt: exit 0 ($?)" true
