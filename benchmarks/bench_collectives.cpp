@@ -13,8 +13,9 @@
 #include <chrono>
 #include <numeric>
 
+#include "benchmark_main.h"
 #include "collectives/collective.h"
-#include "harness.h"
+#include "comm/mpi_check.h"
 
 namespace dtbench::bench {
 namespace {
@@ -79,16 +80,16 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
 void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
   std::vector<float> buffer(static_cast<size_t>(count), 1.0f);
   const int64_t repeats = iterations_for(count * 4);
-  MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
-                MPI_COMM_WORLD);
+  DTB_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT,
+                              MPI_SUM, MPI_COMM_WORLD));
   double per_op_max = 0;
   for (auto _ : state) {
     std::vector<double> times(static_cast<size_t>(repeats));
     for (double& t : times) {
-      MPI_Barrier(MPI_COMM_WORLD);
+      DTB_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
       double t0 = MPI_Wtime();
-      MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
-                    MPI_COMM_WORLD);
+      DTB_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT,
+                                  MPI_SUM, MPI_COMM_WORLD));
       t = MPI_Wtime() - t0;
     }
     const double total = std::accumulate(times.begin(), times.end(), 0.0);

@@ -14,10 +14,10 @@
 #include <map>
 #include <regex>
 
+#include "benchmark_main.h"
 #include "common/error.h"
 #include "common/rng.h"
 #include "data/datasets.h"
-#include "harness.h"
 #include "models/models.h"
 #include "sync/grad_sync.h"
 #include "train/record.h"

@@ -122,8 +122,9 @@ int free_port() {
   socklen_t length = sizeof(addr);
   bool ok = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
             getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0;
+  const int error = errno;  // before close() can change it
   if (fd >= 0) close(fd);
-  if (!ok) throw CommError(fmt::format("no free TCP port for the rendezvous: {}", strerror(errno)));
+  if (!ok) throw CommError(fmt::format("no free TCP port for the rendezvous: {}", strerror(error)));
   return ntohs(addr.sin_port);
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sync/bucket_plan.h"
+#include "sync/gradient_hooks.h"
 
 namespace dtbench {
 namespace {
@@ -36,9 +37,7 @@ class BucketedSync : public GradSync {
     cap_ = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
     assign_buckets(plan_buckets(bytes_, cap_, std::min(cap_, kFirstBucketBytes)));
     if (options_.mode != SyncMode::overlap) return;
-    for (size_t i = 0; i < params_.size(); ++i) {
-      params_[i].register_hook([this, i](const at::Tensor& grad) { on_gradient(i, grad); });
-    }
+    hooks_.add(params_, [this](size_t i, const at::Tensor& grad) { on_gradient(i, grad); });
   }
 
   bool finish() override {
@@ -144,6 +143,7 @@ class BucketedSync : public GradSync {
   std::vector<Bucket> buckets_;
   std::vector<Slot> slots_;  // per parameter, in model order
   size_t next_ = 0;          // the first bucket not yet launched
+  GradientHooks hooks_;      // last: removed before what they touch goes away
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "sync/per_tensor.h"
 
 #include "sync/comm_worker.h"
+#include "sync/gradient_hooks.h"
 
 namespace dtbench {
 namespace {
@@ -19,11 +20,8 @@ class PerTensorSync : public GradSync {
     if (options_.mode == SyncMode::blocking) return;
     worker_ = std::make_unique<CommWorker>();
     if (options_.mode != SyncMode::overlap) return;
-    for (size_t i = 0; i < params_.size(); ++i) {
-      // The hook sees the gradient as autograd produces it, before it is accumulated into
-      // grad(); each parameter gets exactly one per backward in these models.
-      params_[i].register_hook([this, i](const at::Tensor& grad) { launch(i, grad); });
-    }
+    // Each parameter gets exactly one gradient per backward in these models.
+    hooks_.add(params_, [this](size_t i, const at::Tensor& grad) { launch(i, grad); });
   }
 
   bool finish() override {
@@ -72,7 +70,8 @@ class PerTensorSync : public GradSync {
   Communicator* comm_ = nullptr;
   double scale_ = 1.0;
   int64_t steps_ = 0;
-  std::unique_ptr<CommWorker> worker_;  // last: joined before the buffers it uses go away
+  std::unique_ptr<CommWorker> worker_;  // joined before the buffers it uses go away
+  GradientHooks hooks_;                 // last: removed before the worker they feed goes away
 };
 
 }  // namespace

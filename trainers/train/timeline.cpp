@@ -3,21 +3,14 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <utility>
 
 namespace dtbench {
 
 GradientClock::GradientClock(std::vector<at::Tensor> params)
-    : params_(std::move(params)), ready_s_(params_.size(), -1.0), start_(Clock::now()) {
-  for (size_t i = 0; i < params_.size(); ++i) {
-    hooks_.push_back(params_[i].register_hook([this, i](const at::Tensor&) {
-      ready_s_[i] = std::chrono::duration<double>(Clock::now() - start_).count();
-    }));
-  }
-}
-
-GradientClock::~GradientClock() {
-  for (size_t i = 0; i < params_.size(); ++i) params_[i].remove_hook(hooks_[i]);
+    : ready_s_(params.size(), -1.0), start_(Clock::now()) {
+  hooks_.add(params, [this](size_t i, const at::Tensor&) {
+    ready_s_[i] = std::chrono::duration<double>(Clock::now() - start_).count();
+  });
 }
 
 void GradientClock::start() {

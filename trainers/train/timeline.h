@@ -9,6 +9,7 @@
 
 #include "comm/communicator.h"
 #include "sync/grad_sync.h"
+#include "sync/gradient_hooks.h"
 
 namespace dtbench {
 
@@ -17,9 +18,6 @@ namespace dtbench {
 class GradientClock {
  public:
   explicit GradientClock(std::vector<at::Tensor> params);
-  ~GradientClock();
-  GradientClock(const GradientClock&) = delete;
-  GradientClock& operator=(const GradientClock&) = delete;
 
   void start();  // just before backward; forgets earlier arrivals
   // Per parameter in model order; -1 for a gradient that has not arrived since start().
@@ -27,10 +25,9 @@ class GradientClock {
 
  private:
   using Clock = std::chrono::steady_clock;
-  std::vector<at::Tensor> params_;
-  std::vector<unsigned> hooks_;
   std::vector<double> ready_s_;
   Clock::time_point start_;
+  GradientHooks hooks_;  // last: removed before what they write goes away
 };
 
 // Collective: times allreduces of one float and of `bytes` over comm (a warm-up, then the

@@ -1,4 +1,4 @@
-#include "harness.h"
+#include "benchmark_main.h"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <cstring>
 
+#include "comm/mpi_check.h"
 #include "comm/mpi_communicator.h"
 #include "common/allocator.h"
 #include "common/error.h"
@@ -132,10 +133,10 @@ int run_benchmarks(int* argc, char** argv, const Options& options, World& world)
   benchmark::AddCustomContext("dtbench_backend", world.comm->backend());
   benchmark::AddCustomContext("dtbench_hosts", options.hosts.empty() ? "localhost" : options.hosts);
   int major = 0, minor = 0;
-  MPI_Get_version(&major, &minor);
+  DTB_MPI_CHECK(MPI_Get_version(&major, &minor));
   char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
-  MPI_Get_library_version(mpi_library, &length);
+  DTB_MPI_CHECK(MPI_Get_library_version(mpi_library, &length));
   std::string mpi(mpi_library);
   benchmark::AddCustomContext("dtbench_mpi", mpi.substr(0, mpi.find_first_of(",\n")));
   benchmark::AddCustomContext("dtbench_system", describe_system({}).dump());
