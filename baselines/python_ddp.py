@@ -234,7 +234,7 @@ def main():
                        "sync": "python_ddp", "backend": "gloo", "aggregate": "mean",
                        "mode": "overlap", "bucket_mb": args.bucket_mb,
                        "timeout_s": args.timeout_s, "slow_rank": -1, "slow_ms": 0.0,
-                       "fault_corrupt_rank": -1, "fault_kill_rank": -1},
+                       "fault": ""},
             "system": {"engine": "PyTorch DistributedDataParallel (Python)",
                        "torch": torch.__version__,
                        "torch_mpi_available": dist.is_mpi_available(),

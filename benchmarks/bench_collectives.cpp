@@ -16,6 +16,7 @@
 #include "benchmark_main.h"
 #include "collectives/collective.h"
 #include "comm/mpi_check.h"
+#include "common/units.h"
 
 namespace dtbench::bench {
 namespace {
@@ -28,11 +29,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // Fewer repetitions of large messages; the same on every rank, as MPI requires.
 int64_t iterations_for(int64_t bytes) {
-  return std::clamp<int64_t>((int64_t{256} << 20) / std::max<int64_t>(bytes, 1), 5, 200);
+  return std::clamp<int64_t>(256 * kMiB / std::max<int64_t>(bytes, 1), 5, 200);
 }
 
 void measure(benchmark::State& state, const Collective& c, int64_t count, World& w,
-             bool fault_wrong) {
+             const FaultPlan& faults) {
   Communicator& comm = *w.comm;
   Buffers b = c.allocate(count, comm);
   c.fill(b, comm, -1);
@@ -52,14 +53,16 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
     c.run(comm, b);
     seconds[i] = seconds_since(t0);
     comm.barrier();
-    if (fault_wrong && comm.rank() == 0) (b.out.numel() > 0 ? b.out : b.in).view({-1})[0] = -7;
+    if (faults.at(FaultPoint::result_check, comm.rank()) == Fault::wrong) {
+      (b.out.numel() > 0 ? b.out : b.in).view({-1})[0] = -7;
+    }
     wrong += c.wrong(b, comm, i);
   }
   max_over_ranks(*w.control, seconds);
   wrong = static_cast<int64_t>(sum_over_ranks(*w.control, static_cast<double>(wrong)));
   size_t k = 0;
   for (auto _ : state) state.SetIterationTime(seconds[k++]);
-  const double bytes = static_cast<double>(count) * 4;
+  const double bytes = static_cast<double>(count * kFloatBytes);
   using benchmark::Counter;
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
   state.counters["algbw"] = Counter(bytes, Counter::kIsIterationInvariantRate, Counter::kIs1000);
@@ -79,7 +82,7 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
 // next, which is not overhead.
 void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
   std::vector<float> buffer(static_cast<size_t>(count), 1.0f);
-  const int64_t repeats = iterations_for(count * 4);
+  const int64_t repeats = iterations_for(count * kFloatBytes);
   DTB_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(count), MPI_FLOAT,
                               MPI_SUM, MPI_COMM_WORLD));
   double per_op_max = 0;
@@ -97,14 +100,17 @@ void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
     max_over_ranks(*w.control, times);
     per_op_max = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(repeats);
   }
-  state.counters["bytes"] = static_cast<double>(count) * 4;
+  state.counters["bytes"] = static_cast<double>(count * kFloatBytes);
   state.counters["repeats"] = static_cast<double>(repeats);
   state.counters["per_op_max_s"] = per_op_max;
 }
 
 std::vector<std::pair<int64_t, std::string>> sizes() {
   std::vector<std::pair<int64_t, std::string>> all;
-  for (int64_t bytes = 4; bytes <= (int64_t{64} << 20); bytes *= 4) all.emplace_back(bytes / 4, "");
+  // 4 bytes to 64 MiB, by fours.
+  for (int64_t bytes = kFloatBytes; bytes <= 64 * kMiB; bytes *= 4) {
+    all.emplace_back(bytes / kFloatBytes, "");
+  }
   all.emplace_back(kVgg11Floats, "/case:vgg11");
   return all;
 }
@@ -113,11 +119,12 @@ std::vector<std::pair<int64_t, std::string>> sizes() {
 // and VGG-11's size.
 bool has_osu_reference(const Collective& c, const std::string& backend, int64_t count) {
   return c.name == "allreduce" && backend == "mpi" &&
-         (count == (int64_t{1} << 20) || count == kVgg11Floats);
+         (count * kFloatBytes == 4 * kMiB || count == kVgg11Floats);
 }
 
 void register_osu_allreduce(World& w, int64_t count) {
-  auto name = fmt::format("osu_allreduce/backend:mpi/bytes:{}/ranks:{}", count * 4, w.comm->size());
+  auto name = fmt::format("osu_allreduce/backend:mpi/bytes:{}/ranks:{}", count * kFloatBytes,
+                          w.comm->size());
   benchmark::RegisterBenchmark(name.c_str(),
                                [count, &w](benchmark::State& s) { osu_allreduce(s, count, w); })
       ->Iterations(1)
@@ -132,13 +139,13 @@ void register_all(World& w, const Options& options) {
     for (auto [count, suffix] : sizes()) {
       if (c.split) count -= count % n;  // n equal parts
       if (count == 0) continue;
-      auto name =
-          fmt::format("{}/backend:{}/bytes:{}/ranks:{}{}", c.name, backend, count * 4, n, suffix);
+      auto name = fmt::format("{}/backend:{}/bytes:{}/ranks:{}{}", c.name, backend,
+                              count * kFloatBytes, n, suffix);
       benchmark::RegisterBenchmark(name.c_str(),
                                    [&c, count = count, &w, &options](benchmark::State& s) {
-                                     measure(s, c, count, w, options.fault_wrong);
+                                     measure(s, c, count, w, options.faults);
                                    })
-          ->Iterations(iterations_for(count * 4))
+          ->Iterations(iterations_for(count * kFloatBytes))
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
       // Right after the operation it is the reference for, so that the two run seconds apart

@@ -185,10 +185,7 @@ int main(int argc, char** argv) {
       argc, argv, "bench_train",
       [](dtbench::bench::World& world, dtbench::bench::Options& options,
          const std::string& filter) {
-        if (options.data_dir.empty()) {
-          const char* env = std::getenv("DATA_DIR");
-          options.data_dir = env != nullptr ? env : "data";
-        }
+        if (options.data_dir.empty()) options.data_dir = dtbench::default_data_dir();
         benchmark::AddCustomContext("dtbench_data",
                                     options.synthetic ? "synthetic" : options.data_dir);
         dtbench::bench::register_all(world, options, filter);

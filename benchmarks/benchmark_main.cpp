@@ -10,7 +10,9 @@
 #include "comm/mpi_check.h"
 #include "comm/mpi_communicator.h"
 #include "common/allocator.h"
+#include "common/cli_numbers.h"
 #include "common/error.h"
+#include "common/fault_plan.h"
 #include "common/git_commit.h"
 #include "common/main_guard.h"
 #include "train/system_info.h"
@@ -76,11 +78,11 @@ Options parse_options(int* argc, char** argv, const char* program) {
   app.add_option("--data-dir", o.data_dir, "Datasets (bench_train)");
   app.add_option("--threads", o.threads,
                  "bench_train: intra-op threads per rank (0: this host's CPUs / its ranks)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_flag("--synthetic", o.synthetic,
                "bench_train: CIFAR-shaped random data instead of DATA_DIR (recorded)");
-  app.add_flag("--fault-wrong", o.fault_wrong, "Test only: corrupt results before checking")
-      ->group("");
+  std::string fault;
+  app.add_option("--fault", fault, "Test only: wrong (common/fault_plan.h)")->group("");
   std::vector<const char*> args;
   for (const auto& a : ours) args.push_back(a.c_str());
   try {
@@ -92,6 +94,7 @@ Options parse_options(int* argc, char** argv, const char* program) {
   } catch (const CLI::ParseError& e) {
     throw UserError(e.what());
   }
+  o.faults = FaultPlan::parse(fault);
   return o;
 }
 

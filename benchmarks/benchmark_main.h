@@ -9,6 +9,7 @@
 
 #include "comm/communicator.h"
 #include "comm/launch.h"
+#include "common/fault_plan.h"
 
 namespace dtbench::bench {
 
@@ -21,7 +22,7 @@ struct World {
 // CLI11 setup into LaunchOptions and extra flags). UserError on an unknown flag.
 struct Options {
   LaunchOptions launch;
-  bool fault_wrong = false;  // test only: corrupt one element of every result before checking
+  FaultPlan faults;  // test only: --fault wrong corrupts every result before it is checked
   bool synthetic = false;
   std::string data_dir;
   int threads = 0;  // bench_train: intra-op threads per rank (0: the trainer's default)

@@ -10,9 +10,12 @@
 #include <filesystem>
 
 #include "cluster.h"
+#include "common/cli_numbers.h"
 #include "common/error.h"
+#include "common/fault_plan.h"
 #include "common/files.h"
 #include "common/main_guard.h"
+#include "data/datasets.h"
 #include "report/document.h"
 #include "runner.h"
 
@@ -40,7 +43,7 @@ void add_run(CLI::App& app, RunOptions& o) {
       ->capture_default_str();
   run->add_option("--repeat", o.repeat,
                   "Repetitions of every experiment, run in rounds (default: the matrix's, or 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   run->add_option("--max-foreign-load", o.noise.max_foreign_load,
                   "An attempt is noisy when other processes used more than this share of the "
                   "machine's CPU")
@@ -52,14 +55,26 @@ void add_run(CLI::App& app, RunOptions& o) {
       ->check(CLI::Range(0.0, 1.0));
   run->add_option("--noise-tries", o.noise.tries, "Attempts in all for a noisy experiment")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   run->add_option("--quiet-wait-s", o.noise.quiet_wait_s,
                   "Before each attempt, wait at most this long for a quiet machine (0: never)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
   run->add_flag("--retry-failed", o.retry_failed,
                 "Rerun only the experiments that failed, timed out or were skipped");
+  run->add_option_function<std::vector<std::string>>(
+         "--fault",
+         [&o](const std::vector<std::string>& given) {
+           for (const auto& text : given) {
+             auto eq = text.find('=');
+             require(eq != std::string::npos && eq > 0,
+                     fmt::format("--fault '{}': expected GROUP=SPEC", text));
+             o.faults[text.substr(0, eq)] = FaultPlan::parse(text.substr(eq + 1)).spec();
+           }
+         },
+         "Test only: GROUP=SPEC gives that group's binaries --fault SPEC")
+      ->group("");
 }
 
 void add_launch(CLI::App& app, RunOptions& o, int& ranks, std::vector<std::string>& command) {
@@ -138,8 +153,7 @@ int main(int argc, char** argv) {
     CLI::App app("dtbench: distributed-training benchmarks over a hosts file", "dtbench");
     app.require_subcommand(1);
     RunOptions run;
-    const char* data = std::getenv("DATA_DIR");
-    run.data_dir = data != nullptr && *data != '\0' ? data : "data";
+    run.data_dir = default_data_dir();
     run.bin_dir = own_directory();
     run.matrices_dir = DTBENCH_SOURCE_DIR "/harness/matrices";
     run.netns_agent = DTBENCH_SOURCE_DIR "/harness/netns-agent";

@@ -10,26 +10,11 @@
 namespace dtbench {
 namespace {
 
-std::string flag_of(const std::string& key) {
-  std::string flag = "--" + key;
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
-}
-
-std::string value_of(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 // The experiment's parameters as options, with threads shared out on an emulated cluster.
 void add_options(const Experiment& e, const HostsFile& hosts, const CommandSettings& s,
                  std::vector<std::string>* args) {
-  for (const auto& [key, value] : e.params.items()) {
-    if (key == "eval") {
-      if (!value.get<bool>()) args->push_back("--no-eval");
-      continue;
-    }
-    args->insert(args->end(), {flag_of(key), value_of(value)});
-  }
+  auto options = option_args(e.params);
+  args->insert(args->end(), options.begin(), options.end());
   if (hosts.emulated && !e.params.contains("threads")) {
     // Every namespace looks like a whole machine to the trainer; they share this one.
     args->insert(args->end(), {"--threads", std::to_string(std::max(1, s.cores / e.ranks))});
@@ -75,7 +60,6 @@ std::vector<std::string> collectives_args(const Experiment& e, const HostsFile& 
   if (p.contains("repetitions")) {
     args.push_back(fmt::format("--benchmark_repetitions={}", p["repetitions"].get<int>()));
   }
-  if (p.value("fault_wrong", false)) args.push_back("--fault-wrong");
   return args;
 }
 
@@ -104,6 +88,9 @@ std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& h
                 : e.kind == "python_ddp" ? python_ddp_args(e, hosts, s, result_path, port)
                                          : train_args(e, hosts, s, result_path);
   argv.insert(argv.end(), binary.begin(), binary.end());
+  if (auto fault = s.faults.find(e.group); fault != s.faults.end()) {
+    argv.insert(argv.end(), {"--fault", fault->second});
+  }
   return argv;
 }
 

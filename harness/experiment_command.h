@@ -18,6 +18,7 @@ struct CommandSettings {
   int cores = 1;           // this machine's CPUs (emulated hosts share them)
   std::string python_ddp;  // baselines/python_ddp.py
   std::string python = "/usr/bin/python3";
+  std::map<std::string, std::string> faults;  // test only: group -> --fault SPEC
 };
 
 // port: where a python_ddp experiment's rank 0 listens for the Gloo rendezvous.

@@ -9,10 +9,13 @@
 #include <regex>
 #include <set>
 
+#include "comm/launch.h"
 #include "common/error.h"
 #include "common/registry.h"
 #include "models/models.h"
 #include "sync/grad_sync.h"
+#include "train/cli.h"
+#include "train/config.h"
 
 namespace dtbench {
 namespace {
@@ -20,67 +23,39 @@ namespace {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-// The options each kind of experiment passes to its binary (key -> JSON type).
-const std::map<std::string, std::map<std::string, char>>& binary_keys() {
-  // s: string, i: integer, n: number, b: boolean
-  static const std::map<std::string, std::map<std::string, char>> keys = {
-      {"train",
-       {{"model", 's'},
-        {"dataset", 's'},
-        {"sync", 's'},
-        {"backend", 's'},
-        {"mode", 's'},
-        {"aggregate", 's'},
-        {"bucket_mb", 'n'},
-        {"global_batch", 'i'},
-        {"epochs", 'i'},
-        {"max_iters", 'i'},
-        {"eval", 'b'},
-        {"eval_limit", 'i'},
-        {"eval_batch", 'i'},
-        {"lr", 'n'},
-        {"momentum", 'n'},
-        {"weight_decay", 'n'},
-        {"slow_rank", 'i'},
-        {"slow_ms", 'n'},
-        {"seed", 'i'},
-        {"threads", 'i'},
-        {"log_interval", 'i'},
-        {"fault_hang_rank", 'i'},
-        {"fault_kill_rank", 'i'},
-        {"malloc", 's'}}},
-      {"collectives",
-       {{"backend", 's'}, {"filter", 's'}, {"repetitions", 'i'}, {"fault_wrong", 'b'}}},
-      // PyTorch's own DDP (baselines/python_ddp.py) on a training experiment's configuration.
-      {"python_ddp",
-       {{"model", 's'},
-        {"global_batch", 'i'},
-        {"max_iters", 'i'},
-        {"threads", 'i'},
-        {"seed", 'i'},
-        {"bucket_mb", 'n'},
-        {"malloc", 's'}}},
-  };
+// The keys each kind of experiment passes to its binary as options. A training experiment takes
+// dtbench-train's own options (train_option_keys(), checked by its own parser) but those the
+// harness sets itself; python_ddp takes the same options for the ones baselines/python_ddp.py
+// has; collectives map to bench_collectives' and Google Benchmark's flags.
+const std::set<std::string> kHarnessSetTrainKeys = {"data_dir", "out", "master", "world_size",
+                                                    "rank"};
+const std::set<std::string> kPythonDdpKeys = {"model", "global_batch", "max_iters", "threads",
+                                              "seed",  "bucket_mb",    "malloc"};
+const std::set<std::string> kCollectivesKeys = {"backend", "filter", "repetitions"};
+const std::vector<std::string> kKinds = {"train", "collectives", "python_ddp"};
+
+const std::set<std::string>& train_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> all;
+    for (const auto& key : train_option_keys()) {
+      if (kHarnessSetTrainKeys.count(key) == 0) all.insert(key);
+    }
+    return all;
+  }();
   return keys;
 }
 
-const std::set<std::string> kHarnessKeys = {
-    "group",   "kind",      "ranks",           "timeout_s",      "estimate_s",
-    "exclude", "link_rate", "bottleneck_host", "bottleneck_rate"};
-
-bool has_type(const ojson& v, char type) {
-  switch (type) {
-    case 's':
-      return v.is_string();
-    case 'i':
-      return v.is_number_integer();
-    case 'n':
-      return v.is_number();
-    case 'b':
-      return v.is_boolean();
-  }
-  return false;
+const std::set<std::string>& binary_keys(const std::string& kind) {
+  static const std::set<std::string> none;
+  return kind == "train"         ? train_keys()
+         : kind == "python_ddp"  ? kPythonDdpKeys
+         : kind == "collectives" ? kCollectivesKeys
+                                 : none;
 }
+
+const std::set<std::string> kHarnessKeys = {
+    "group",   "kind",      "ranks",           "time_limit_s",   "estimate_s",
+    "exclude", "link_rate", "bottleneck_host", "bottleneck_rate"};
 
 std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -122,10 +97,8 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
           where + ": needs \"group\": a name of lower-case letters, digits and _");
   e.group = entry["group"];
   e.kind = entry.value("kind", "train");
-  auto kind = binary_keys().find(e.kind);
-  require(
-      kind != binary_keys().end(),
-      fmt::format("{}: unknown kind '{}' (known: train, collectives, python_ddp)", where, e.kind));
+  require(std::find(kKinds.begin(), kKinds.end(), e.kind) != kKinds.end(),
+          fmt::format("{}: unknown kind '{}' (known: {})", where, e.kind, fmt::join(kKinds, ", ")));
   auto number = [&](const char* key, double fallback) {
     if (!entry.contains(key)) return fallback;
     require(entry[key].is_number() && entry[key].get<double>() >= 0,
@@ -135,55 +108,57 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
   e.ranks = static_cast<int>(number("ranks", 1));
   require(e.ranks >= 1 && number("ranks", 1) == e.ranks,
           where + ": \"ranks\" must be a whole number >= 1");
-  e.timeout_s = number("timeout_s", e.timeout_s);
+  e.time_limit_s = number("time_limit_s", e.time_limit_s);
   e.estimate_s = number("estimate_s", e.estimate_s);
   e.network.link_rate = entry.value("link_rate", "");
   e.network.bottleneck_host = static_cast<int>(number("bottleneck_host", -1));
   e.network.bottleneck_rate = entry.value("bottleneck_rate", "");
   require((e.network.bottleneck_host >= 0) == !e.network.bottleneck_rate.empty(),
           where + ": bottleneck_host and bottleneck_rate go together");
+  const auto& keys = binary_keys(e.kind);
   for (const auto& [key, value] : entry.items()) {
     if (kHarnessKeys.count(key) != 0) continue;
-    auto type = kind->second.find(key);
-    require(type != kind->second.end(),
-            fmt::format("{}: unknown key '{}' for kind {}", where, key, e.kind));
-    require(has_type(value, type->second),
-            fmt::format("{}: '{}' has the wrong type ({})", where, key, value.dump()));
+    require(keys.count(key) != 0, fmt::format("{}: unknown key '{}' for kind {} (known: {})", where,
+                                              key, e.kind, fmt::join(keys, ", ")));
+    require(
+        value.is_primitive() && !value.is_null(),
+        fmt::format("{}: '{}' must be a string, number or boolean ({})", where, key, value.dump()));
     e.params[key] = value;
   }
   return e;
 }
 
-// The values a training experiment's binary would reject, caught before anything runs.
-void check_train_values(const Experiment& e, const std::string& where) {
+// The values a binary would reject, caught before anything runs. A training or python_ddp
+// experiment's options go through dtbench-train's own parser; what depends on the ranks is
+// checked here.
+void check_values(const Experiment& e, const std::string& where) {
   try {
     const auto& p = e.params;
-    const ModelSpec& model = find_model(p.value("model", "vgg11"));
-    int64_t batch = p.value("global_batch", model.global_batch);
-    require(batch % e.ranks == 0,
-            fmt::format("global batch {} does not divide by {} ranks", batch, e.ranks));
-    if (p.contains("sync")) {
-      const SyncSpec& sync = find_sync(p["sync"]);
-      if (p.contains("mode")) {
-        SyncMode mode = parse_mode(p["mode"]);
-        require(std::find(sync.modes.begin(), sync.modes.end(), mode) != sync.modes.end(),
-                fmt::format("sync {} has no mode {}", sync.name, text_of(p["mode"])));
-      }
+    if (e.kind == "collectives") {
+      if (p.contains("backend")) find_by_name(backend_registry(), text_of(p["backend"]), "backend");
+      require(!p.contains("filter") || p["filter"].is_string(), "filter must be a string");
+      require(!p.contains("repetitions") ||
+                  (p["repetitions"].is_number_integer() && p["repetitions"].get<int>() >= 1),
+              "repetitions must be a whole number >= 1");
+      return;
     }
-    if (p.contains("aggregate")) parse_aggregate(p["aggregate"]);
-    if (p.contains("slow_rank")) {
-      require(p["slow_rank"].get<int>() < e.ranks, "slow_rank is not one of the ranks");
+    std::vector<std::string> args = option_args(p);
+    args.insert(args.begin(), "dtbench-train");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    const TrainConfig c = parse_train_cli(static_cast<int>(argv.size()), argv.data()).value();
+    require(c.global_batch % e.ranks == 0,
+            fmt::format("global batch {} does not divide by {} ranks", c.global_batch, e.ranks));
+    if (!c.sync.empty() && !c.mode.empty()) {
+      const SyncSpec& sync = find_sync(c.sync);
+      SyncMode mode = parse_mode(c.mode);
+      require(std::find(sync.modes.begin(), sync.modes.end(), mode) != sync.modes.end(),
+              fmt::format("sync {} has no mode {}", sync.name, c.mode));
     }
+    require(c.slow_rank < e.ranks, "slow_rank is not one of the ranks");
   } catch (const UserError& error) {
     throw UserError(fmt::format("{} ({}): {}", where, e.name, error.what()));
   }
-}
-
-void check_backend(const Experiment& e, const std::string& where) {
-  if (!e.params.contains("backend")) return;
-  std::string b = e.params["backend"];
-  require(b == "mpi" || b == "gloo" || b == "auto",
-          fmt::format("{} ({}): unknown backend '{}' (known: mpi, gloo)", where, e.name, b));
 }
 
 void name_experiment(Experiment& e) {
@@ -267,11 +242,10 @@ void collect_entries(const std::string& path, const std::string& dir, int depth,
     require(list[i].is_object(), where + ": not an object");
     // Defaults fill in what an entry leaves out, where they mean something for its kind.
     std::string kind = list[i].value("kind", defaults.value("kind", "train"));
-    auto own = binary_keys().find(kind);
+    const auto& own = binary_keys(kind);
     ojson merged = ojson::object();
     for (const auto& [key, value] : defaults.items()) {
-      bool applies = kHarnessKeys.count(key) != 0 ||
-                     (own != binary_keys().end() && own->second.count(key) != 0);
+      bool applies = kHarnessKeys.count(key) != 0 || own.count(key) != 0;
       if (applies) merged[key] = value;
     }
     for (const auto& [key, value] : list[i].items()) merged[key] = value;
@@ -280,6 +254,20 @@ void collect_entries(const std::string& path, const std::string& dir, int depth,
 }
 
 }  // namespace
+
+std::vector<std::string> option_args(const nlohmann::json& params) {
+  std::vector<std::string> args;
+  for (const auto& [key, value] : params.items()) {
+    std::string flag = key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (value.is_boolean()) {
+      args.push_back((value.get<bool>() ? "--" : "--no-") + flag);
+    } else {
+      args.insert(args.end(), {"--" + flag, text_of(value)});
+    }
+  }
+  return args;
+}
 
 std::string Experiment::dir() const {
   std::string rest = name.substr(group.size() + 1);
@@ -292,8 +280,12 @@ std::string Experiment::dir() const {
 }
 
 nlohmann::json Experiment::to_json() const {
-  nlohmann::json j = {{"name", name},    {"group", group},         {"kind", kind},
-                      {"ranks", ranks},  {"timeout_s", timeout_s}, {"estimate_s", estimate_s},
+  nlohmann::json j = {{"name", name},
+                      {"group", group},
+                      {"kind", kind},
+                      {"ranks", ranks},
+                      {"time_limit_s", time_limit_s},
+                      {"estimate_s", estimate_s},
                       {"params", params}};
   if (!network.empty()) {
     j["network"] = {{"link_rate", network.link_rate},
@@ -322,8 +314,7 @@ Matrix load_matrix(const std::string& name_or_path, const std::string& matrices_
     for (const auto& combo : combos) {
       Experiment e = make_experiment(combo, where);
       name_experiment(e);
-      if (e.kind != "collectives") check_train_values(e, where);
-      check_backend(e, where);
+      check_values(e, where);
       require(names.insert(e.name).second,
               fmt::format("{}: experiment {} appears twice", where, e.name));
       m.experiments.push_back(e);

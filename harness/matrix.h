@@ -9,11 +9,11 @@
 //                 "exclude": [{"sync": "c10d_ddp", "backend": "mpi"}], "estimate_s": 60}]}
 //
 // "repeat" asks for that many repetitions of every experiment, run in rounds (runner.h).
-// Harness keys: group, kind (train | collectives | python_ddp), ranks, timeout_s, estimate_s,
-// exclude and
-// the network profile link_rate, bottleneck_host, bottleneck_rate (emulated cluster only).
-// Every other key is an option of the experiment's binary (underscores become dashes).
-// docs/harness.md lists them.
+// Harness keys: group, kind (train | collectives | python_ddp), ranks, time_limit_s (the
+// harness kills an experiment that runs longer), estimate_s, exclude and the network profile
+// link_rate, bottleneck_host, bottleneck_rate (emulated cluster only). Every other key is an
+// option of the experiment's binary (option_args); a training experiment takes dtbench-train's
+// options, checked by its own parser. docs/harness.md lists them.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -35,7 +35,7 @@ struct Experiment {
   std::string group;
   std::string kind;  // train | collectives | python_ddp
   int ranks = 1;
-  double timeout_s = 900;
+  double time_limit_s = 900;
   double estimate_s = 60;
   nlohmann::json params = nlohmann::json::object();  // the binary's options, key -> scalar
   NetworkProfile network;
@@ -50,6 +50,10 @@ struct Matrix {
   std::vector<Experiment> experiments;
   double estimate_s() const;  // of one repetition
 };
+
+// An experiment's parameters as its binary's options: key k becomes --k with '_' as '-', a
+// boolean a flag (true: --k, false: --no-k).
+std::vector<std::string> option_args(const nlohmann::json& params);
 
 // name_or_path: a name in matrices_dir (smoke, quick, ...) or a path to a .json file.
 // UserError on an unknown name, unreadable or malformed file, unknown key or value.

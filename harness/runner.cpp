@@ -24,6 +24,7 @@
 #include "process.h"
 #include "progress.h"
 #include "run_system.h"
+#include "train/config.h"
 #include "train/resource_usage.h"
 
 namespace dtbench {
@@ -59,7 +60,7 @@ void check_datasets(const Matrix& m, const std::string& data_dir) {
   std::set<std::string> needed;
   for (const auto& e : m.experiments) {
     if (e.kind == "collectives") continue;
-    const ModelSpec& model = find_model(e.params.value("model", "vgg11"));
+    const ModelSpec& model = find_model(e.params.value("model", TrainConfig{}.model));
     needed.insert(e.params.value("dataset", model.default_dataset));
   }
   for (const auto& d : needed) {
@@ -78,6 +79,7 @@ CommandSettings command_settings(const RunOptions& o) {
   s.python_ddp = o.python_ddp;
   s.data_dir = fs::absolute(o.data_dir).string();
   s.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  s.faults = o.faults;
   return s;
 }
 
@@ -190,7 +192,7 @@ class Runner {
     spec.env = experiment_env(hosts_);
     spec.stdout_path = (dir / "stdout.log").string();
     spec.stderr_path = (dir / "stderr.log").string();
-    spec.timeout_s = e.timeout_s;
+    spec.timeout_s = e.time_limit_s;
     return spec;
   }
 
@@ -341,7 +343,7 @@ int run_matrix(const RunOptions& options) {
       const Experiment& e = matrix.experiments[i];
       fmt::print(
           "[{}/{}] {} (estimate {}, timeout {})\n    {}\n", i + 1, matrix.experiments.size(),
-          e.name, format_duration(e.estimate_s), format_duration(e.timeout_s),
+          e.name, format_duration(e.estimate_s), format_duration(e.time_limit_s),
           fmt::join(experiment_argv(e, hosts, s,
                                     o.out_dir + "/experiments/" + e.dir() + "/rep-1/result.json"),
                     " "));

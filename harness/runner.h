@@ -10,6 +10,7 @@
 //   OUT/experiments/<group>/<name>/rep-<k>/
 //                       status.json (every attempt), result.json (on success), stdout.log,
 //                       stderr.log; attempt-<a>/ keeps the files of a noisy attempt rerun
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,9 @@ struct RunOptions {
   NoisePolicy noise;
   bool dry_run = false;
   bool retry_failed = false;
+  // Test only: group -> FaultPlan spec (common/fault_plan.h), passed as --fault to the binary of
+  // every experiment in that group. Matrices cannot ask for faults.
+  std::map<std::string, std::string> faults;
 };
 
 // The order of a run: (experiment index, repetition 1..rounds). Round r runs every experiment

@@ -94,7 +94,7 @@ TEST(BenchCollectives, TwoRanksOverGloo) {
 }
 
 TEST(BenchCollectives, AWrongResultFailsTheRun) {
-  BenchRun r = run_bench(mpirun(2), "--backend mpi --fault-wrong");
+  BenchRun r = run_bench(mpirun(2), "--backend mpi --fault wrong");
   EXPECT_NE(r.code, 0);
   ASSERT_TRUE(r.json.is_object());
   for (const auto& b : r.json["benchmarks"]) {

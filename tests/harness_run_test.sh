@@ -14,16 +14,17 @@ echo "localhost slots=4" >"$work/hosts"
 cat >"$work/matrix.json" <<'JSON'
 {"description": "harness test",
  "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
-              "estimate_s": 3, "timeout_s": 120},
+              "estimate_s": 3, "time_limit_s": 120},
  "entries": [
    {"group": "a", "sync": ["allreduce", "ring_allreduce", "bucketed"]},
-   {"group": "hang", "fault_hang_rank": 1, "timeout_s": 6}
+   {"group": "hang", "time_limit_s": 6}
  ]}
 JSON
 # ctest runs other tests beside this one: the noise guard measures and flags, but neither waits
 # nor reruns here (noise_guard_test.sh tests that).
+# Rank 1 of the "hang" group stops answering (a test-only fault the matrix cannot ask for).
 run=("$dtbench" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/data"
-     --quiet-wait-s 0 --noise-tries 1)
+     --quiet-wait-s 0 --noise-tries 1 --fault hang=hang:1)
 out=$work/results
 first="$out/experiments/a/eval=false,global_batch=24,model=lenet5,ranks=2,sync=allreduce,threads=1/rep-1"
 wait_for() {  # wait_for FILE SECONDS
@@ -84,7 +85,7 @@ check "Ctrl-C: no partial result" test -z "$(find "$work/int" -name '*.partial')
 cat >"$work/rounds.json" <<'JSON'
 {"description": "rounds", "repeat": 2,
  "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
-              "max_iters": 3, "estimate_s": 3, "timeout_s": 120},
+              "max_iters": 3, "estimate_s": 3, "time_limit_s": 120},
  "entries": [{"group": "r", "sync": ["allreduce", "ring_allreduce", "bucketed", "none"]}]}
 JSON
 rounds=("$dtbench" run --hosts "$work/hosts" --matrix "$work/rounds.json" --data-dir "$work/data"
@@ -121,6 +122,9 @@ bad "unknown matrix" run --hosts "$work/hosts" --matrix huge --out "$work/x"
 echo "localhost slots=1" >"$work/hosts-1"
 bad "more ranks than slots" run --hosts "$work/hosts-1" --matrix "$work/matrix.json" --out "$work/x"
 bad "no dataset" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/none" --out "$work/x"
+echo '{"entries": [{"group": "f", "fault_hang_rank": 1}]}' >"$work/fault.json"
+bad "a matrix cannot ask for a fault" run --hosts "$work/hosts" --matrix "$work/fault.json" --out "$work/x"
+bad "malformed --fault" run --hosts "$work/hosts" --matrix "$work/matrix.json" --out "$work/x" --fault hang
 bad "unknown subcommand" fly
 bad "launch: more ranks than slots" launch --hosts "$work/hosts-1" --ranks 2 -- true
 bad "launch: no command" launch --hosts "$work/hosts" --ranks 2

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -28,6 +29,7 @@
 #include "report/results.h"
 #include "report/table.h"
 #include "runner.h"
+#include "train/cli.h"
 
 namespace dtbench {
 namespace {
@@ -248,7 +250,16 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "kind": "magic"}]})"),
               HasSubstr("unknown kind 'magic'"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "epochs": "two"}]})"),
-              HasSubstr("'epochs' has the wrong type"));
+              HasSubstr("--epochs: 'two' is not a number"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "epochs": 0}]})"),
+              HasSubstr("--epochs: 0 is not > 0"));
+  // The harness sets these itself; faults are not for matrices (common/fault_plan.h).
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "out": "x.json"}]})"),
+              HasSubstr("unknown key 'out' for kind train"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "fault": "kill:1"}]})"),
+              HasSubstr("unknown key 'fault' for kind train"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "kind": "collectives", "model": "x"}]})"),
+              HasSubstr("unknown key 'model' for kind collectives"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "sync": "telepathy"}]})"),
               HasSubstr("unknown sync strategy 'telepathy'"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "model": "lenet5", "ranks": 3}]})"),
@@ -264,6 +275,24 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "bottleneck_host": 3}]})"),
               HasSubstr("bottleneck_host and bottleneck_rate go together"));
   EXPECT_THAT(error_of(R"({"entries": []})"), HasSubstr("has no experiments"));
+}
+
+// A training experiment takes dtbench-train's options, read from the trainer: a new trainer
+// option is a matrix key without a second list to keep. timeout_s is the trainer's --timeout-s;
+// the harness's own limit is time_limit_s.
+TEST(Matrix, TrainingKeysAreTheTrainersOptions) {
+  for (const char* key : {"model", "sync", "global_batch", "eval", "timeout_s", "malloc"}) {
+    EXPECT_NE(std::find(train_option_keys().begin(), train_option_keys().end(), key),
+              train_option_keys().end())
+        << key;
+  }
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({"entries": [
+      {"group": "g", "model": "lenet5", "eval": true, "timeout_s": 60, "time_limit_s": 30}]})");
+  Experiment e = load_matrix(path, kMatrices).experiments.at(0);
+  EXPECT_EQ(e.time_limit_s, 30);
+  EXPECT_EQ(option_args(e.params),
+            (std::vector<std::string>{"--eval", "--model", "lenet5", "--timeout-s", "60"}));
 }
 
 TEST(Matrix, MoreRanksThanSlotsIsAnError) {

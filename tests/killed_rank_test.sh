@@ -8,7 +8,7 @@ train=$1 make_fixture=$2 mpirun=$3
 source "$(dirname "$0")/check.sh"
 "$make_fixture" "$work/data"
 args=(--model lenet5 --data-dir "$work/data" --global-batch 24 --threads 1 --no-eval
-      --max-iters 200 --fault-kill-rank 1)
+      --max-iters 200 --fault kill:1)
 
 start=$SECONDS
 timeout 120 "$mpirun" -np 3 --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \

@@ -85,7 +85,7 @@ TEST_F(MpiTraining, CorruptedReplicaIsDetected) {
   TrainConfig config = tiny_lenet_config(dir_.path());
   config.sync = "allreduce";
   config.max_iters = 2;
-  config.fault_corrupt_rank = world->size() - 1;
+  config.fault = fmt::format("corrupt:{}", world->size() - 1);
   std::FILE* quiet = std::tmpfile();
   EXPECT_THROW(Trainer(config, load_train_data(config), *world, quiet).run(), RunError);
   std::fclose(quiet);

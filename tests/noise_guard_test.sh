@@ -12,7 +12,7 @@ echo "localhost slots=2" >"$work/hosts"
 cat >"$work/matrix.json" <<'JSON'
 {"description": "noise guard test",
  "entries": [{"group": "n", "ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1,
-              "eval": false, "max_iters": 5, "timeout_s": 240}]}
+              "eval": false, "max_iters": 5, "time_limit_s": 240}]}
 JSON
 for _ in $(seq "$(nproc)"); do
   sh -c 'while :; do :; done' &

@@ -82,7 +82,7 @@ TEST_F(GlooTraining, CorruptedReplicaIsDetected) {
   TrainConfig config = tiny_lenet_config(dir_.path());
   config.sync = "allreduce";
   config.max_iters = 3;
-  config.fault_corrupt_rank = 1;
+  config.fault = "corrupt:1";
   try {
     run_gloo_ranks(2, [&](Communicator& comm) {
       std::FILE* quiet = std::tmpfile();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "common/error.h"
 #include "common/registry.h"
 #include "data/cifar10.h"
@@ -26,6 +28,11 @@ const std::vector<DatasetSpec>& dataset_registry() {
 
 const DatasetSpec& find_dataset(const std::string& name) {
   return find_by_name(dataset_registry(), name, "dataset");
+}
+
+std::string default_data_dir() {
+  const char* env = std::getenv("DATA_DIR");
+  return env != nullptr && *env != '\0' ? env : "data";
 }
 
 }  // namespace dtbench

@@ -23,4 +23,7 @@ const std::vector<DatasetSpec>& dataset_registry();
 // The spec called name; UserError listing the known names otherwise.
 const DatasetSpec& find_dataset(const std::string& name);
 
+// Where the datasets are when no --data-dir is given: $DATA_DIR if set, else "data".
+std::string default_data_dir();
+
 }  // namespace dtbench

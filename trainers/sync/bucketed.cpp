@@ -10,8 +10,6 @@
 namespace dtbench {
 namespace {
 
-constexpr int64_t kFirstBucketBytes = 1024 * 1024;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
-
 struct Bucket {
   at::Tensor buffer;
   std::vector<size_t> params;    // indices into the parameter list
@@ -33,8 +31,8 @@ class BucketedSync : public GradSync {
     params_ = params;
     comm_ = &comm;
     scale_ = options_.aggregate == Aggregate::mean ? 1.0 / comm.size() : 1.0;
-    for (size_t i = params_.size(); i-- > 0;) bytes_.push_back(params_[i].numel() * 4);
-    cap_ = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+    for (size_t i = params_.size(); i-- > 0;) bytes_.push_back(params_[i].nbytes());
+    cap_ = options_.bucket_bytes();
     assign_buckets(plan_buckets(bytes_, cap_, std::min(cap_, kFirstBucketBytes)));
     if (options_.mode != SyncMode::overlap) return;
     hooks_.add(params_, [this](size_t i, const at::Tensor& grad) { on_gradient(i, grad); });
@@ -73,7 +71,7 @@ class BucketedSync : public GradSync {
 
   std::vector<int64_t> bucket_bytes() const override {
     std::vector<int64_t> sizes;
-    for (const auto& bucket : buckets_) sizes.push_back(bucket.buffer.numel() * 4);
+    for (const auto& bucket : buckets_) sizes.push_back(bucket.buffer.nbytes());
     return sizes;
   }
 
@@ -84,15 +82,15 @@ class BucketedSync : public GradSync {
     slots_.assign(params_.size(), Slot{});
     for (const auto& members : plan) {
       Bucket bucket;
-      int64_t floats = 0;
+      int64_t elements = 0;
       for (size_t position : members) {
         const size_t param = params_.size() - 1 - position;
         slots_[param] = {buckets_.size(), bucket.params.size()};
         bucket.params.push_back(param);
-        bucket.offsets.push_back(floats);
-        floats += bytes_[position] / 4;
+        bucket.offsets.push_back(elements);
+        elements += params_[param].numel();
       }
-      bucket.buffer = at::zeros({floats}, params_[0].options().requires_grad(false));
+      bucket.buffer = at::zeros({elements}, params_[0].options().requires_grad(false));
       buckets_.push_back(std::move(bucket));
     }
   }

@@ -8,8 +8,6 @@
 namespace dtbench {
 namespace {
 
-constexpr int64_t kFirstBucketBytes = 1024 * 1024;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
-
 class C10dDdpSync : public GradSync {
  public:
   explicit C10dDdpSync(const SyncOptions& options) : options_(options) {}
@@ -22,7 +20,7 @@ class C10dDdpSync : public GradSync {
     require(options_.aggregate == Aggregate::mean,
             "sync strategy c10d_ddp always averages (as PyTorch DDP does): use --aggregate mean");
     comm_ = &comm;
-    const auto cap = static_cast<int64_t>(options_.bucket_mb * 1024 * 1024);
+    const int64_t cap = options_.bucket_bytes();
     std::vector<bool> dense(params.size(), false);
     auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
         params, {static_cast<size_t>(kFirstBucketBytes), static_cast<size_t>(cap)}, dense);

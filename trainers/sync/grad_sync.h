@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
+#include "common/units.h"
 
 namespace dtbench {
 
@@ -21,10 +22,15 @@ enum class SyncMode {
   stale,     // apply step t-1's aggregated gradient while step t's is in flight
 };
 
+// PyTorch DDP's _DEFAULT_FIRST_BUCKET_BYTES: the first bucket (the last layers' gradients, ready
+// first in backward) is kept small so that communication starts early.
+inline constexpr int64_t kFirstBucketBytes = kMiB;
+
 struct SyncOptions {
   Aggregate aggregate = Aggregate::mean;
   SyncMode mode = SyncMode::blocking;
   double bucket_mb = 25;  // bucketed and c10d_ddp
+  int64_t bucket_bytes() const { return static_cast<int64_t>(bucket_mb * kMiB); }
 };
 
 // What the trainer measured for a strategy that plans from time: when each parameter's

@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <cstdlib>
+#include <algorithm>
 #include <ctime>
 
 #include "comm/launch.h"
+#include "common/cli_numbers.h"
 #include "common/error.h"
+#include "common/fault_plan.h"
 #include "common/registry.h"
 #include "data/datasets.h"
 #include "models/models.h"
@@ -23,11 +25,6 @@ struct ModelDefaults {
   std::optional<int64_t> global_batch;
   std::optional<double> lr, momentum, weight_decay;
 };
-
-std::string default_data_dir() {
-  const char* env = std::getenv("DATA_DIR");
-  return env != nullptr && *env != '\0' ? env : "data";
-}
 
 std::string default_out(const TrainConfig& c) {
   return fmt::format("results/dtbench-train/{}-{}-{:%Y%m%dT%H%M%S}.json", c.model, c.dataset,
@@ -67,29 +64,22 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
                              non_blocking_defaults()));
   app.add_option("--bucket-mb", c.bucket_mb, "Bucket size in MiB (bucketed)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("--master", c.master, "gloo without mpirun: rendezvous HOST:PORT of rank 0");
   app.add_option("--world-size", c.world_size, "gloo without mpirun: number of ranks")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("--rank", c.rank, "gloo without mpirun: this process's rank")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--timeout-s", c.timeout_s,
                  "Give up (exit 3) when a peer is silent this long (0: never)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--slow-rank", c.slow_rank, "Straggler: this rank does --slow-ms of extra work")
       ->capture_default_str();
   app.add_option("--slow-ms", c.slow_ms, "Straggler: busy milliseconds per iteration")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--fault-corrupt-rank", c.fault_corrupt_rank,
-                 "Test only: perturb this rank's replica before each consistency check")
-      ->group("");
-  app.add_option("--fault-kill-rank", c.fault_kill_rank,
-                 "Test only: this rank kills itself at iteration 3")
-      ->group("");
-  app.add_option("--fault-hang-rank", c.fault_hang_rank,
-                 "Test only: this rank stops answering at iteration 3")
+      ->check(non_negative());
+  app.add_option("--fault", c.fault, "Test only: kill:R | hang:R | corrupt:R (common/fault_plan.h)")
       ->group("");
 }
 
@@ -99,35 +89,36 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--data-dir", c.data_dir,
                  "Folder holding cifar-10-batches-bin/ and mnist/ (default: $DATA_DIR or data)")
       ->capture_default_str();
-  app.add_option("--epochs", c.epochs, "Epochs")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--epochs", c.epochs, "Epochs")->capture_default_str()->check(positive());
   app.add_option("--max-iters", c.max_iters, "Stop after this many iterations (0: no limit)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--global-batch", d.global_batch,
                  "Global batch, split over the ranks (default: the model's: vgg11 256, lenet5 64)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("--lr", d.lr, "Learning rate (default: the model's: vgg11 0.1, lenet5 0.01)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--momentum", d.momentum, "SGD momentum (default: the model's, 0.9)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--weight-decay", d.weight_decay,
                  "Weight decay (default: the model's: vgg11 1e-4, lenet5 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--threads", c.threads, "Intra-op threads (0: this host's CPUs / its ranks)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--seed", c.seed, "Seed for initialisation, shuffling and augmentation")
       ->capture_default_str();
   app.add_option("--log-interval", c.log_interval, "Print the loss every N iterations")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  app.add_flag("!--no-eval", c.eval, "Skip the test-set evaluation after each epoch");
+      ->check(positive());
+  app.add_flag("--eval,!--no-eval", c.eval,
+               "Evaluate on the test set after each epoch (--no-eval: skip it)");
   app.add_option("--eval-limit", c.eval_limit, "Evaluate on the first N test images (0: all)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   app.add_option("--eval-batch", c.eval_batch, "Batch size for evaluation")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("--malloc", c.malloc_setting,
                  "keep: freed memory stays in the process for the next iteration; glibc: "
                  "glibc's defaults (for comparison; the environment's malloc settings win)")
@@ -152,6 +143,7 @@ void resolve(TrainConfig& c, const ModelDefaults& d) {
   c.mode = d.mode.value_or("");
   if (!c.mode.empty()) parse_mode(c.mode);
   parse_aggregate(c.aggregate);
+  FaultPlan::parse(c.fault);
   if (c.backend != "auto") find_by_name(backend_registry(), c.backend, "backend");
   require(c.master.empty() || (c.world_size > 0 && c.rank >= 0),
           "--master needs --world-size and --rank (one command per node)");
@@ -161,6 +153,22 @@ void resolve(TrainConfig& c, const ModelDefaults& d) {
 }
 
 }  // namespace
+
+std::vector<std::string> train_option_keys() {
+  CLI::App app;
+  TrainConfig config;
+  ModelDefaults defaults;
+  add_options(app, config, defaults);
+  std::vector<std::string> keys;
+  for (const CLI::Option* option : app.get_options()) {
+    // Hidden options (the empty group) are test only.
+    if (option == app.get_help_ptr() || option->get_group().empty()) continue;
+    std::string key = option->get_lnames().front();
+    std::replace(key.begin(), key.end(), '-', '_');
+    keys.push_back(key);
+  }
+  return keys;
+}
 
 std::optional<TrainConfig> parse_train_cli(int argc, const char* const* argv) {
   CLI::App app("dtbench-train: train a model with data-parallel gradient synchronisation",

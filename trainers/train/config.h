@@ -2,6 +2,8 @@
 #include <cstdint>
 #include <string>
 
+#include "sync/grad_sync.h"
+
 namespace dtbench {
 
 // Everything that defines a training run, fully resolved (no "use the default" markers):
@@ -30,14 +32,12 @@ struct TrainConfig {
   std::string backend = "auto";
   std::string aggregate = "mean";  // mean | sum
   std::string mode;                // blocking | overlap | stale; "": the strategy's first
-  double bucket_mb = 25;
+  double bucket_mb = SyncOptions{}.bucket_mb;
   int timeout_s = 300;
   std::string malloc_setting = "keep";  // keep | glibc: keep_freed_memory() or glibc's defaults
   int slow_rank = -1;                   // this rank does slow_ms of extra busy work per iteration
   double slow_ms = 0;
-  int fault_corrupt_rank = -1;  // test-only: perturb this rank's replica before each check
-  int fault_kill_rank = -1;     // test-only: this rank kills itself (SIGKILL) at iteration 3
-  int fault_hang_rank = -1;     // test-only: this rank stops (sleeps forever) at iteration 3
+  std::string fault;  // test only: a FaultPlan spec (common/fault_plan.h); "": none
 };
 
 }  // namespace dtbench

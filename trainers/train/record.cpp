@@ -10,12 +10,14 @@
 
 namespace dtbench {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainConfig, model, dataset, data_dir, epochs, max_iters,
-                                   global_batch, lr, momentum, weight_decay, threads, seed,
-                                   log_interval, eval, eval_limit, eval_batch, out, world_size,
-                                   rank, master, sync, backend, aggregate, mode, bucket_mb,
-                                   timeout_s, slow_rank, slow_ms, fault_corrupt_rank,
-                                   fault_kill_rank)
+// A record written before a setting existed reads it as its default (older records have no
+// "fault"; their fault_*_rank keys are ignored).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, model, dataset, data_dir, epochs,
+                                                max_iters, global_batch, lr, momentum, weight_decay,
+                                                threads, seed, log_interval, eval, eval_limit,
+                                                eval_batch, out, world_size, rank, master, sync,
+                                                backend, aggregate, mode, bucket_mb, timeout_s,
+                                                slow_rank, slow_ms, fault)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Evaluation, epoch, iterations, loss, correct, total, accuracy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ResourceUsage, wall_s, user_s, sys_s, cpu_utilisation,
                                    peak_rss_bytes, cores)

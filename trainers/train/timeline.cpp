@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/units.h"
+
 namespace dtbench {
 
 GradientClock::GradientClock(std::vector<at::Tensor> params)
@@ -41,11 +43,12 @@ double allreduce_seconds(Communicator& comm, at::Tensor& t) {
 
 void measure_allreduce_cost(Communicator& comm, int64_t bytes, Timeline& out) {
   at::Tensor one = at::zeros({1}, at::kFloat);
-  at::Tensor many = at::zeros({std::max<int64_t>(bytes / 4, 2)}, at::kFloat);
+  at::Tensor many = at::zeros({std::max<int64_t>(bytes / kFloatBytes, 2)}, at::kFloat);
   const double small = allreduce_seconds(comm, one);
   const double large = allreduce_seconds(comm, many);
   out.latency_s = small;
-  out.bytes_per_s = large > small ? static_cast<double>(many.numel() - 1) * 4 / (large - small) : 0;
+  out.bytes_per_s =
+      large > small ? static_cast<double>((many.numel() - 1) * kFloatBytes) / (large - small) : 0;
 }
 
 }  // namespace dtbench

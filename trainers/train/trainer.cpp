@@ -14,6 +14,7 @@
 #include "comm/text.h"
 #include "common/error.h"
 #include "common/host.h"
+#include "common/units.h"
 #include "data/preprocess.h"
 #include "data/sampler.h"
 #include "models/models.h"
@@ -30,7 +31,7 @@ namespace F = torch::nn::functional;
 
 // The larger allreduce of the link probe (or the whole gradient, if smaller): big enough that
 // the rate, not the latency, sets its time.
-constexpr int64_t kLinkProbeBytes = 4 * 1024 * 1024;
+constexpr int64_t kLinkProbeBytes = 4 * kMiB;
 
 int default_threads() {
   // libtorch's own default here is 1 thread; share the host's CPUs among the ranks on it
@@ -73,8 +74,8 @@ void busy_wait_ms(double ms) {
 std::string parameter_checksum(const Classifier& model) {
   uint64_t h = 1469598103934665603ULL;
   for (const auto& p : model->parameters()) {
-    auto bytes = reinterpret_cast<const uint8_t*>(p.data_ptr<float>());
-    for (int64_t i = 0; i < p.numel() * 4; ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
+    const auto* bytes = static_cast<const uint8_t*>(p.data_ptr());
+    for (size_t i = 0; i < p.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
   }
   return fmt::format("{:016x}", h);
 }
@@ -88,6 +89,7 @@ void Trainer::say(const char* format, const Args&... args) const {
 
 Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FILE* log)
     : config_(std::move(config)),
+      faults_(FaultPlan::parse(config_.fault)),
       data_(std::move(data)),
       comm_(comm),
       log_(comm.rank() == 0 ? log : nullptr) {
@@ -125,7 +127,7 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
   if (sync_->plans_from_timeline()) {
     // Here, before run() starts counting bytes: the probe is not the strategy's traffic.
     int64_t bytes = 0;
-    for (const auto& p : model_->parameters()) bytes += p.numel() * 4;
+    for (const auto& p : model_->parameters()) bytes += p.nbytes();
     measure_allreduce_cost(comm_, std::min<int64_t>(bytes, kLinkProbeBytes), timeline_);
     clock_ = std::make_unique<GradientClock>(model_->parameters());
   }
@@ -170,7 +172,7 @@ RunRecord Trainer::run() {
     sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
     model_->train();
     for (int64_t step = 1; step <= steps && !reached_max_iters(record); ++step) {
-      if (record.iterations.size() == 3) inject_faults();
+      inject_faults(static_cast<int64_t>(record.iterations.size()));
       double loss = 0;
       const int64_t faults_before = minor_faults();
       IterationTimes t = train_step(epoch, sampler.batch(step - 1, batch), optimizer, &loss);
@@ -262,7 +264,7 @@ void Trainer::plan_from_first_iteration() {
 
 void Trainer::check_replicas(int64_t epoch) {
   if (config_.world_size == 1 || config_.sync == "none") return;  // none: replicas differ
-  if (config_.rank == config_.fault_corrupt_rank) {
+  if (faults_.at(FaultPoint::replica_check, config_.rank) == Fault::corrupt) {
     torch::NoGradGuard no_grad;
     model_->parameters()[0].add_(1e-3);
   }
@@ -277,11 +279,16 @@ void Trainer::check_replicas(int64_t epoch) {
   }
 }
 
-void Trainer::inject_faults() {
-  if (config_.rank == config_.fault_kill_rank) raise(SIGKILL);
-  if (config_.rank == config_.fault_hang_rank) {
-    watchdog_.reset();  // a hang, not a failure that the trainer notices
-    while (true) pause();
+void Trainer::inject_faults(int64_t iteration) {
+  switch (faults_.at(FaultPoint::iteration_start, config_.rank, iteration)) {
+    case Fault::kill:
+      raise(SIGKILL);
+      break;
+    case Fault::hang:
+      watchdog_.reset();  // a hang, not a failure that the trainer notices
+      while (true) pause();
+    default:
+      break;
   }
 }
 

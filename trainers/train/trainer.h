@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "comm/communicator.h"
+#include "common/fault_plan.h"
 #include "data/dataset.h"
 #include "data/datasets.h"
 #include "models/classifier.h"
@@ -55,12 +56,13 @@ class Trainer {
   void check_replicas(int64_t epoch);
   Evaluation evaluate(int64_t epoch, int64_t iterations_done);
   bool reached_max_iters(const RunRecord& record) const;
-  void inject_faults();  // the test-only --fault-kill-rank / --fault-hang-rank
+  void inject_faults(int64_t iteration);  // the test-only --fault kill:R / hang:R
   void print_average(const IterationLog& log) const;
   template <typename... Args>
   void say(const char* format, const Args&... args) const;
 
   TrainConfig config_;
+  FaultPlan faults_;
   TrainData data_;
   Communicator& comm_;                     // gradient synchronisation (its bytes are counted)
   std::unique_ptr<Communicator> control_;  // the trainer's own small collectives
