@@ -29,8 +29,8 @@ TEST(FaultPlan, EachFaultStrikesItsRankAtItsPointOnly) {
   EXPECT_EQ(wrong.spec(), "wrong");
 
   const FaultPlan none;
-  for (auto point : {FaultPoint::iteration_start, FaultPoint::replica_check,
-                     FaultPoint::result_check}) {
+  for (auto point :
+       {FaultPoint::iteration_start, FaultPoint::replica_check, FaultPoint::result_check}) {
     EXPECT_EQ(none.at(point, 0, kFaultIteration), Fault::none);
   }
   EXPECT_EQ(FaultPlan::parse("").spec(), "");

@@ -459,6 +459,24 @@ TEST(ReportTable, CsvKeepsFullPrecisionMarkdownShortens) {
   EXPECT_EQ(short_number(std::nan("")), "n/a");
 }
 
+// Builders read cells by column name: the same answers whatever the columns' order.
+TEST(ReportTable, CellsByColumnNameWhateverTheOrder) {
+  Table a;
+  a.columns = {"method", "mean_s", "sync_share"};
+  a.rows = {{"allreduce", 2.0, 0.5}, {"bucketed", 1.0, 0.1}, {"ring", 3.0, std::nan("")}};
+  Table b;
+  b.columns = {"sync_share", "method", "mean_s"};
+  for (const auto& row : a.rows) b.rows.push_back({row[2], row[0], row[1]});
+  for (const Table* t : {&a, &b}) {
+    auto [low, high] = t->extremes("mean_s");
+    EXPECT_EQ(t->text(low, "method"), "bucketed");
+    EXPECT_EQ(t->text(high, "method"), "ring");
+    EXPECT_EQ(t->text(t->extremes("sync_share").second, "method"), "allreduce");  // NaN skipped
+    EXPECT_EQ(t->number(0, "mean_s"), 2.0);
+    EXPECT_THROW(t->column("colour"), std::logic_error);
+  }
+}
+
 TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
   TempDir dir;
   EXPECT_THAT(user_error([&] { load_results({dir / "none"}); }), HasSubstr("does not exist"));

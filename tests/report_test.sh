@@ -99,6 +99,25 @@ check "one system: exit 0" test $? -eq 0
 pdftotext "$work/one/group.pdf" "$work/one.txt"
 check "one system: section 15 not measured" grep -q "Not measured in these results (measured by: any matrix" "$work/one.txt"
 
+# Captions and sentences follow the data: who was slow comes from the runs, and "ranks that share
+# the same cores" is said of one machine only (the same results, told they ran on four hosts).
+"$dtbench" report "$netns" -o "$work/netns/group.pdf" >/dev/null 2>&1
+check "the bottleneck caption names the slow rank and the shaped host" \
+  grep -q "rank 3 doing extra work each iteration (compute, ms), or host 3's link" "$work/netns/report.md"
+check "one machine: shared cores said" grep -q "ranks that share the same cores" "$work/one/report.md"
+cp -r "$local" "$work/cluster"
+"$py" - "$work/cluster/system.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+system = json.load(open(path))
+system["hosts"] = [{"name": f"node{k}", "slots": 1} for k in range(4)]
+json.dump(system, open(path, "w"))
+PY
+"$dtbench" report "$work/cluster" -o "$work/cluster-report/group.pdf" >/dev/null 2>&1
+check "a real cluster: report built" test -s "$work/cluster-report/report.md"
+check "a real cluster: no shared cores claimed" \
+  test "$(grep -c "share the same cores" "$work/cluster-report/report.md")" -eq 0
+
 # A corrupt result is named and skipped.
 cp -r "$local" "$work/corrupt"
 victim=$(kept "$work/corrupt/experiments/sync_methods" result.json -print -quit)

@@ -171,11 +171,14 @@ int build_report(const ReportOptions& o) {
       write_file_atomically(path.string(), table.csv());
     }
     fs::path figure = build / "figures" / (spec.id + ".pdf");
+    std::string labels;
+    for (const auto& [name, value] : f.labels) labels += fmt::format("; {}='{}'", name, value);
     run_tool(
         {"gnuplot", "-e",
-         fmt::format("figdir='{}'; data='{}'; prefix='{}'; series='{}'; backends='{}'; out='{}'",
+         fmt::format("figdir='{}'; data='{}'; prefix='{}'; series='{}'; backends='{}'; out='{}'{}",
                      (report_dir / "figures").string(), csv.string(),
-                     (build / "data" / spec.id).string(), f.series, f.backends, figure.string()),
+                     (build / "data" / spec.id).string(), f.series, f.backends, figure.string(),
+                     labels),
          (report_dir / "figures" / (spec.id + ".gp")).string()},
         "gnuplot " + spec.id + ".gp");
     ++drawn;

@@ -19,6 +19,8 @@ struct FigureData {
   std::string caption;   // what is plotted, with the model and configuration
   std::string series;    // space-separated series names the gnuplot script loops over
   std::string backends;  // space-separated backends present (collectives)
+  // More gnuplot string variables (name -> value) for labels computed from the data.
+  std::map<std::string, std::string> labels;
 };
 
 struct FigureSpec {

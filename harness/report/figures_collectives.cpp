@@ -164,8 +164,9 @@ FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>
       "reference of the ratios)",
       fmt::join(systems, ", "));
   std::vector<double> ratios;
+  const size_t system = f.table.column("system"), ratio = f.table.column("ratio_to_first");
   for (const auto& row : f.table.rows) {
-    if (row[0] != "S1" && row[3].is_number()) ratios.push_back(row[3].get<double>());
+    if (row[system] != "S1" && row[ratio].is_number()) ratios.push_back(row[ratio].get<double>());
   }
   if (!ratios.empty()) {
     Summary r = summarize(ratios);

@@ -24,10 +24,11 @@ double number_of(const std::string& text) {
   return text.empty() ? std::nan("") : std::stod(text);
 }
 
-// Rows sorted by the first column as a number.
-void sort_numeric(Table& t) {
-  std::stable_sort(t.rows.begin(), t.rows.end(), [](const auto& a, const auto& b) {
-    return a[0].template get<double>() < b[0].template get<double>();
+// Rows sorted by a column of numbers.
+void sort_numeric(Table& t, const std::string& column) {
+  const size_t c = t.column(column);
+  std::stable_sort(t.rows.begin(), t.rows.end(), [c](const auto& a, const auto& b) {
+    return a[c].template get<double>() < b[c].template get<double>();
   });
 }
 
@@ -35,17 +36,17 @@ std::string percent(double fraction) {
   return fmt::format("{:.1f}%", 100 * fraction);
 }
 
-// "Varying X: time a..b s, accuracy c..d" for a table whose columns hold those.
-void range_sentence(FigureData& f, const std::string& what, size_t accuracy_column) {
+// Where test accuracy was highest and lowest, naming the setting (`what`) held in `column`.
+void range_sentence(FigureData& f, const std::string& column, const std::string& what) {
   if (f.table.rows.size() < 2) return;
-  auto [low, high] = f.table.extremes(accuracy_column);
+  auto [low, high] = f.table.extremes("test_accuracy");
   if (low == f.table.rows.size()) return;
   auto key = [&](size_t r) {
-    const auto& cell = f.table.rows[r][0];
+    const auto& cell = f.table.rows[r][f.table.column(column)];
     return cell.is_string() ? cell.get<std::string>() : short_number(cell.get<double>());
   };
-  double lo = f.table.rows[low][accuracy_column].get<double>();
-  double hi = f.table.rows[high][accuracy_column].get<double>();
+  double lo = f.table.number(low, "test_accuracy");
+  double hi = f.table.number(high, "test_accuracy");
   std::string at_lo = key(low), at_hi = key(high);
   f.sentences.push_back(
       fmt::format("Test accuracy was highest with {} {} ({}) and lowest with {} {} ({}).", what,
@@ -82,17 +83,17 @@ FigureData bucket_sweep(const SystemResults& s, const std::vector<SystemResults>
     }
   }
   if (runs.empty()) return f;
-  sort_numeric(f.table);
+  sort_numeric(f.table, "bucket_MB");
   f.series = fmt::format("{}", fmt::join(backends, " "));
   f.caption = fmt::format("bucketed: iteration time and exposed sync vs bucket size; {}, {} ranks",
                           model, runs[0]->ranks);
-  auto best = f.table.rows.begin() + static_cast<std::ptrdiff_t>(f.table.extremes(2).first);
+  const size_t best = f.table.extremes("mean_s").first;
   f.sentences.push_back(fmt::format(
       "The fastest bucket size was {} MB ({} s per iteration, {}). The payload per iteration is "
       "the same for every bucket size ({} MB sent + received by rank 0): buckets change when "
       "bytes move, not how many.",
-      short_number((*best)[0].get<double>()), short_number((*best)[2].get<double>()),
-      (*best)[1].get<std::string>(), short_number((*best)[6].get<double>())));
+      short_number(f.table.number(best, "bucket_MB")), short_number(f.table.number(best, "mean_s")),
+      f.table.text(best, "backend"), short_number(f.table.number(best, "payload_MB"))));
   return f;
 }
 
@@ -109,10 +110,10 @@ FigureData batch_size(const SystemResults& s, const std::vector<SystemResults>&)
                             test_loss(*r), final_accuracy(*r)});
   }
   if (runs.empty()) return f;
-  sort_numeric(f.table);
+  sort_numeric(f.table, "global_batch");
   f.caption = fmt::format("Test accuracy and loss after {} epoch(s) vs global batch; {}, {} ranks",
                           runs[0]->record.config.epochs, model, runs[0]->ranks);
-  range_sentence(f, "global batch", 5);
+  range_sentence(f, "global_batch", "global batch");
   f.sentences.push_back(
       "With the same number of epochs, a larger batch takes fewer optimiser "
       "steps at the same learning rate.");
@@ -139,12 +140,11 @@ FigureData epochs(const SystemResults& s, const std::vector<SystemResults>&) {
   if (f.table.rows.empty()) return f;
   f.caption = fmt::format("Test accuracy and loss after each epoch (one run); {}, {} ranks, {}",
                           model, r.ranks, method_label(r));
-  const auto& first = f.table.rows.front();
-  const auto& last = f.table.rows.back();
-  f.sentences.push_back(
-      fmt::format("Test accuracy went from {} after epoch 1 to {} after epoch {}.",
-                  percent(first[4].get<double>()), percent(last[4].get<double>()),
-                  static_cast<int>(last[0].get<double>())));
+  const size_t last = f.table.rows.size() - 1;
+  f.sentences.push_back(fmt::format(
+      "Test accuracy went from {} after epoch 1 to {} after epoch {}.",
+      percent(f.table.number(0, "test_accuracy")), percent(f.table.number(last, "test_accuracy")),
+      static_cast<int>(f.table.number(last, "epoch"))));
   return f;
 }
 
@@ -166,12 +166,12 @@ FigureData modes(const SystemResults& s, const std::vector<SystemResults>&) {
       "during backward) and stale (apply the previous step's gradient); {}, "
       "{} ranks, {} iterations",
       model, runs[0]->ranks, runs[0]->record.iterations.loss.size());
-  auto fastest = f.table.rows.begin() + static_cast<std::ptrdiff_t>(f.table.extremes(2).first);
+  const size_t fastest = f.table.extremes("mean_s").first;
   f.sentences.push_back(
       fmt::format("{} was the fastest mode ({} s per iteration, exposed sync {} s).",
-                  (*fastest)[0].get<std::string>(), short_number((*fastest)[2].get<double>()),
-                  short_number((*fastest)[5].get<double>())));
-  range_sentence(f, "mode", 7);
+                  f.table.text(fastest, "mode"), short_number(f.table.number(fastest, "mean_s")),
+                  short_number(f.table.number(fastest, "sync_s"))));
+  range_sentence(f, "mode", "mode");
   return f;
 }
 
@@ -196,7 +196,7 @@ FigureData aggregate(const SystemResults& s, const std::vector<SystemResults>&) 
       "Training loss with the gradients averaged (mean) or summed (sum: the "
       "step is n = {} times larger); {}",
       runs[0]->ranks, model);
-  range_sentence(f, "aggregation", 3);
+  range_sentence(f, "aggregate", "aggregation");
   return f;
 }
 
@@ -239,28 +239,42 @@ FigureData bottleneck(const SystemResults& s, const std::vector<SystemResults>&)
   }
   for (const TrainRun* r : link) add(*r, parse_rate_mbit(r->bottleneck_rate), "link_mbit");
   if (f.table.rows.empty()) return f;
-  std::stable_sort(f.table.rows.begin(), f.table.rows.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a[1].template get<std::string>(), a[2].template get<std::string>(),
-                           a[0].template get<double>()) <
-           std::make_tuple(b[1].template get<std::string>(), b[2].template get<std::string>(),
-                           b[0].template get<double>());
+  const Table& t = f.table;
+  const size_t kind = t.column("kind"), method = t.column("method"),
+               severity = t.column("severity");
+  std::stable_sort(f.table.rows.begin(), f.table.rows.end(), [&](const auto& a, const auto& b) {
+    return std::make_tuple(a[kind].template get<std::string>(),
+                           a[method].template get<std::string>(),
+                           a[severity].template get<double>()) <
+           std::make_tuple(b[kind].template get<std::string>(),
+                           b[method].template get<std::string>(),
+                           b[severity].template get<double>());
   });
   f.series = fmt::format("{}", fmt::join(series, " "));
+  // Who was slow, as the matrix said: the slow ranks and the shaped hosts of these runs.
+  std::set<int> slow_ranks, slow_hosts;
+  for (const TrainRun* r : compute) slow_ranks.insert(r->record.config.slow_rank);
+  for (const TrainRun* r : link) slow_hosts.insert(r->bottleneck_host);
+  auto who = [](const char* what, const std::set<int>& ids) {
+    return ids.empty() ? fmt::format("a {}", what)
+                       : fmt::format("{} {}", what, fmt::join(ids, ", "));
+  };
+  f.labels = {{"slow_rank", who("rank", slow_ranks)}, {"slow_host", who("host", slow_hosts)}};
   f.caption = fmt::format(
-      "One slow node: rank 3 doing extra work each iteration (compute, ms), "
-      "or host 3's link slowed (link, Mbit/s; emulated cluster only); "
+      "One slow node: {} doing extra work each iteration (compute, ms), "
+      "or {}'s link slowed (link, Mbit/s; emulated cluster only); "
       "slowdown against the same method without it; {}",
-      model.empty() ? link_model : model);
-  for (size_t k = 0; k < f.table.rows.size(); ++k) {
-    const auto& row = f.table.rows[k];
-    bool baseline =
-        row[0].get<double>() == (row[1] == "link_mbit" ? parse_rate_mbit(cluster_rate(s)) : 0.0);
-    if (baseline || std::isnan(row[6].get<double>())) continue;
+      f.labels["slow_rank"], f.labels["slow_host"], model.empty() ? link_model : model);
+  for (size_t k = 0; k < t.rows.size(); ++k) {
+    const bool is_link = t.text(k, "kind") == "link_mbit";
+    const bool baseline =
+        t.number(k, "severity") == (is_link ? parse_rate_mbit(cluster_rate(s)) : 0.0);
+    if (baseline || std::isnan(t.number(k, "slowdown"))) continue;
     f.sentences.push_back(
         fmt::format("{} with a {} {} bottleneck: {} s per iteration, {}x its time without.",
-                    row[2].get<std::string>(), short_number(row[0].get<double>()),
-                    row[1].get<std::string>() == "link_mbit" ? "Mbit/s link" : "ms compute",
-                    short_number(row[3].get<double>()), short_number(row[6].get<double>())));
+                    t.text(k, "method"), short_number(t.number(k, "severity")),
+                    is_link ? "Mbit/s link" : "ms compute", short_number(t.number(k, "mean_s")),
+                    short_number(t.number(k, "slowdown"))));
     if (f.sentences.size() >= 4) break;
   }
   if (link.empty()) {

@@ -22,6 +22,19 @@ std::string model_caption(const std::string& model, const TrainRun& r) {
   return fmt::format("{}, {} ranks, global batch {}", model, r.ranks, r.record.config.global_batch);
 }
 
+// Whether every host of the run was this machine: localhost, or the emulated cluster's
+// namespaces (system.json).
+bool on_one_machine(const SystemResults& s) {
+  if (s.system.value("emulated_cluster", false)) return true;
+  const auto hosts = s.system.value("hosts", nlohmann::json::array());
+  if (!hosts.is_array() || hosts.empty()) return false;
+  for (const auto& h : hosts) {
+    const std::string name = h.value("name", "");
+    if (name != "localhost" && name != "127.0.0.1") return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -183,9 +196,7 @@ FigureData breakdown(const SystemResults& s, const std::vector<SystemResults>&) 
     f.table.rows.push_back(row);
   }
   if (runs.empty()) return f;
-  auto [least, most] = f.table.extremes(6);
-  const auto& low = f.table.rows[least];
-  const auto& high = f.table.rows[most];
+  auto [least, most] = f.table.extremes("sync_share");
   f.caption = fmt::format(
       "Mean time per phase (iterations {}..{}); sync is the exposed "
       "synchronisation, waited for after backward; {}",
@@ -193,8 +204,8 @@ FigureData breakdown(const SystemResults& s, const std::vector<SystemResults>&) 
   f.sentences.push_back(fmt::format(
       "Exposed synchronisation ranged from {:.0f}% of the iteration ({}) to {:.0f}% ({}). "
       "Methods that communicate during backward show their cost in the backward phase instead.",
-      100 * low[6].get<double>(), low[0].get<std::string>(), 100 * high[6].get<double>(),
-      high[0].get<std::string>()));
+      100 * f.table.number(least, "sync_share"), f.table.text(least, "method"),
+      100 * f.table.number(most, "sync_share"), f.table.text(most, "method")));
   return f;
 }
 
@@ -263,13 +274,11 @@ FigureData cpu_memory(const SystemResults& s, const std::vector<SystemResults>&)
       "CPU utilisation (mean over ranks of (user + system) / wall / cores, "
       "whole run) and peak resident memory (largest rank); {}",
       model_caption(model, *runs[0]));
-  auto [low_row, high_row] = f.table.extremes(2);
-  const auto* low = &f.table.rows[low_row];
-  const auto* high = &f.table.rows[high_row];
+  auto [low, high] = f.table.extremes("peak_rss_MB");
   f.sentences.push_back(
       fmt::format("Peak memory ranged from {} MB ({}) to {} MB ({}).",
-                  short_number((*low)[2].get<double>()), (*low)[0].get<std::string>(),
-                  short_number((*high)[2].get<double>()), (*high)[0].get<std::string>()));
+                  short_number(f.table.number(low, "peak_rss_MB")), f.table.text(low, "method"),
+                  short_number(f.table.number(high, "peak_rss_MB")), f.table.text(high, "method")));
   return f;
 }
 
@@ -297,10 +306,10 @@ FigureData loss_accuracy(const SystemResults& s, const std::vector<SystemResults
       "Training loss per iteration (MPI methods and c10d_ddp) and test "
       "accuracy at the end; {}",
       model_caption(model, *runs[0]));
-  auto [low, high] = f.table.extremes(3);
-  double lo = low < f.table.rows.size() ? f.table.rows[low][3].get<double>() : 1;
-  double hi = high < f.table.rows.size() ? f.table.rows[high][3].get<double>() : 0;
-  int64_t iterations = f.table.rows[0][1].get<int64_t>();
+  auto [low, high] = f.table.extremes("test_accuracy");
+  double lo = low < f.table.rows.size() ? f.table.number(low, "test_accuracy") : 1;
+  double hi = high < f.table.rows.size() ? f.table.number(high, "test_accuracy") : 0;
+  auto iterations = static_cast<int64_t>(f.table.number(0, "iterations"));
   if (hi >= lo && hi - lo < 5e-4) {
     f.sentences.push_back(fmt::format(
         "Every method reached the same test accuracy after {} iterations, {:.1f}%: they compute "
@@ -343,21 +352,31 @@ FigureData scaling(const SystemResults& s, const std::vector<SystemResults>&) {
       f.table.rows.push_back({method, r->ranks, t, t1 / t, t1 / t / r->ranks});
     }
   }
-  std::sort(f.table.rows.begin() + 1, f.table.rows.end(), [](const auto& a, const auto& b) {
-    return std::make_pair(a[0].template get<std::string>(), a[1].template get<int>()) <
-           std::make_pair(b[0].template get<std::string>(), b[1].template get<int>());
+  const size_t method = f.table.column("method"), ranks = f.table.column("ranks");
+  std::sort(f.table.rows.begin() + 1, f.table.rows.end(), [&](const auto& a, const auto& b) {
+    return std::make_pair(a[method].template get<std::string>(), a[ranks].template get<int>()) <
+           std::make_pair(b[method].template get<std::string>(), b[ranks].template get<int>());
   });
   f.series = fmt::format("{}", fmt::join(series, " "));
   f.caption = fmt::format(
       "Speedup T(1) / T(n) of an iteration of the same global batch ({}) on "
       "n ranks; efficiency = speedup / n; {}",
       single->record.config.global_batch, model);
-  const auto& last = f.table.rows.back();
+  const size_t last = f.table.rows.size() - 1;
   f.sentences.push_back(fmt::format(
       "With {} on {} ranks an iteration took {} s against {} s in one process: a speedup of "
-      "{} (efficiency {:.0f}%). Ranks that share the same cores cannot add compute.",
-      last[0].get<std::string>(), last[1].get<int>(), short_number(last[2].get<double>()),
-      short_number(t1), short_number(last[3].get<double>()), 100 * last[4].get<double>()));
+      "{} (efficiency {:.0f}%).",
+      f.table.text(last, "method"), static_cast<int>(f.table.number(last, "ranks")),
+      short_number(f.table.number(last, "mean_s")), short_number(t1),
+      short_number(f.table.number(last, "speedup")), 100 * f.table.number(last, "efficiency")));
+  // Only where every rank ran on this one machine (localhost, or the emulated cluster's
+  // namespaces): on a real cluster each host brings its own cores.
+  if (on_one_machine(s)) {
+    f.sentences.push_back(
+        fmt::format("These ranks all ran on one machine ({} cores): ranks that share the same "
+                    "cores cannot add compute.",
+                    s.system.value("cores", 0)));
+  }
   return f;
 }
 

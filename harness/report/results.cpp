@@ -108,7 +108,10 @@ void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
     run.conditions = conditions;
     run.params = e.value("params", nlohmann::json::object());
     run.ranks = e.value("ranks", 1);
-    if (e.contains("network")) run.bottleneck_rate = e["network"].value("bottleneck_rate", "");
+    if (e.contains("network")) {
+      run.bottleneck_rate = e["network"].value("bottleneck_rate", "");
+      run.bottleneck_host = e["network"].value("bottleneck_host", -1);
+    }
     run.record = record_from_json(result);
     if (run.record.iterations.total_s.empty()) throw UserError("no iterations");
     s.runs.push_back(std::move(run));

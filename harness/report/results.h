@@ -32,6 +32,7 @@ struct TrainRun {
   int repeat = 1;  // the repetition (round) it ran in
   Conditions conditions;
   std::string bottleneck_rate;  // "" unless the experiment shaped a bottleneck link
+  int bottleneck_host = -1;     // the host whose link it shaped
   RunRecord record;
 };
 

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace dtbench {
 namespace {
@@ -40,13 +42,27 @@ std::string Table::csv() const {
   return text;
 }
 
-std::pair<size_t, size_t> Table::extremes(size_t column) const {
+size_t Table::column(const std::string& name) const {
+  auto it = std::find(columns.begin(), columns.end(), name);
+  if (it == columns.end()) throw std::logic_error("report table has no column " + name);
+  return static_cast<size_t>(it - columns.begin());
+}
+
+double Table::number(size_t row, const std::string& name) const {
+  return rows.at(row).at(column(name)).get<double>();
+}
+
+std::string Table::text(size_t row, const std::string& name) const {
+  return rows.at(row).at(column(name)).get<std::string>();
+}
+
+std::pair<size_t, size_t> Table::extremes(const std::string& name) const {
   size_t low = rows.size(), high = rows.size();
   for (size_t r = 0; r < rows.size(); ++r) {
-    double v = rows[r][column].get<double>();
+    double v = number(r, name);
     if (std::isnan(v)) continue;
-    if (low == rows.size() || v < rows[low][column].get<double>()) low = r;
-    if (high == rows.size() || v > rows[high][column].get<double>()) high = r;
+    if (low == rows.size() || v < number(low, name)) low = r;
+    if (high == rows.size() || v > number(high, name)) high = r;
   }
   return {low, high};
 }

@@ -19,7 +19,13 @@ struct Table {
   std::string markdown(size_t max_rows = 40) const;
   // The indices of the rows holding the smallest and the largest number of column (the first
   // of equal ones), NaN skipped; {rows.size(), rows.size()} when there is no number.
-  std::pair<size_t, size_t> extremes(size_t column) const;
+  std::pair<size_t, size_t> extremes(const std::string& column) const;
+
+  // Cells by column name, so that a builder's sentences follow its columns whatever their order.
+  // A name that is not a column is a bug in the builder (std::logic_error).
+  size_t column(const std::string& name) const;
+  double number(size_t row, const std::string& name) const;
+  std::string text(size_t row, const std::string& name) const;
 };
 
 // "1.235", "0.0123", "1.235e+07": 4 significant digits.

@@ -24,7 +24,11 @@ inline CLI::Validator number_at_least(double low, bool low_allowed, const std::s
       desc);
 }
 
-inline CLI::Validator positive() { return number_at_least(0, false, "POSITIVE"); }
-inline CLI::Validator non_negative() { return number_at_least(0, true, "NONNEGATIVE"); }
+inline CLI::Validator positive() {
+  return number_at_least(0, false, "POSITIVE");
+}
+inline CLI::Validator non_negative() {
+  return number_at_least(0, true, "NONNEGATIVE");
+}
 
 }  // namespace dtbench
