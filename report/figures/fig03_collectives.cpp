@@ -1,18 +1,16 @@
-// The collectives sweep (latency and bus bandwidth vs message size, with the alpha-beta
-// bound) and the comparison across systems.
+// Figure 3, "Collectives alone": its table, caption and sentences, drawn by fig03_collectives.gp.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include "cluster.h"
-#include "report/figures.h"
-#include "report/figures_internal.h"
+#include "report/figures/common.h"
 #include "train/stats.h"
 
 namespace dtbench::report {
+
 namespace {
 
 constexpr int64_t kFourMiB = 4 << 20;
@@ -41,10 +39,6 @@ double link_bandwidth(const SystemResults& s, const std::vector<CollectiveRun>& 
 }
 
 }  // namespace
-
-double parse_rate_mbit(const std::string& rate) {
-  return rate.empty() ? std::nan("") : parse_rate(rate) / 1e6;
-}
 
 FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&) {
   FigureData f;
@@ -125,55 +119,6 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
           backend, short_number(ring->time_s * 1e3), short_number(native->time_s * 1e3),
           short_number(ring->time_s / native->time_s)));
     }
-  }
-  return f;
-}
-
-FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>& all) {
-  FigureData f;
-  f.table.columns = {"system", "measure", "mean", "ratio_to_first"};
-  Table plot;
-  plot.columns = {"label", "index", "system", "mean_s"};
-  std::vector<const SystemResults*> with_data;
-  for (const auto& s : all) {
-    if (!runs_of(s, "sync_methods").empty()) with_data.push_back(&s);
-  }
-  if (with_data.size() < 2) return f;
-  std::map<std::string, double> first;
-  std::vector<std::string> methods, systems;
-  for (size_t k = 0; k < with_data.size(); ++k) {
-    std::string model;
-    systems.push_back(fmt::format("S{}", k + 1));
-    for (const TrainRun* r : runs_of(*with_data[k], "sync_methods", &model)) {
-      std::string measure = fmt::format("{} {} s/iter", model, method_label(*r));
-      double mean = summarize(timed(*r)).mean;
-      if (k == 0) first[measure] = mean;
-      f.table.rows.push_back(
-          {systems.back(), measure, mean,
-           first.count(measure) ? nlohmann::json(mean / first[measure]) : nlohmann::json("")});
-      if (std::find(methods.begin(), methods.end(), measure) == methods.end())
-        methods.push_back(measure);
-      auto at = std::find(methods.begin(), methods.end(), measure) - methods.begin();
-      plot.rows.push_back(
-          {method_label(*r), static_cast<int64_t>(at), static_cast<int64_t>(k), mean});
-    }
-  }
-  f.extra.push_back({"plot", plot});
-  f.caption = fmt::format(
-      "Mean iteration time per method on each system ({}; S1 is the "
-      "reference of the ratios)",
-      fmt::join(systems, ", "));
-  std::vector<double> ratios;
-  const size_t system = f.table.column("system"), ratio = f.table.column("ratio_to_first");
-  for (const auto& row : f.table.rows) {
-    if (row[system] != "S1" && row[ratio].is_number()) ratios.push_back(row[ratio].get<double>());
-  }
-  if (!ratios.empty()) {
-    Summary r = summarize(ratios);
-    f.sentences.push_back(
-        fmt::format("Against S1, the other system's iteration times were {}x to "
-                    "{}x (median {}x) over {} common measurements.",
-                    short_number(r.min), short_number(r.max), short_number(r.median), r.n));
   }
   return f;
 }

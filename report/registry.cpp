@@ -1,5 +1,5 @@
 #include "report/figures.h"
-#include "report/figures_internal.h"
+#include "report/figures/common.h"
 
 namespace dtbench {
 
