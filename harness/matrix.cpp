@@ -12,8 +12,6 @@
 #include "comm/launch.h"
 #include "common/error.h"
 #include "common/registry.h"
-#include "models/models.h"
-#include "sync/grad_sync.h"
 #include "train/cli.h"
 #include "train/config.h"
 
@@ -149,12 +147,6 @@ void check_values(const Experiment& e, const std::string& where) {
     const TrainConfig c = parse_train_cli(static_cast<int>(argv.size()), argv.data()).value();
     require(c.global_batch % e.ranks == 0,
             fmt::format("global batch {} does not divide by {} ranks", c.global_batch, e.ranks));
-    if (!c.sync.empty() && !c.mode.empty()) {
-      const SyncSpec& sync = find_sync(c.sync);
-      SyncMode mode = parse_mode(c.mode);
-      require(std::find(sync.modes.begin(), sync.modes.end(), mode) != sync.modes.end(),
-              fmt::format("sync {} has no mode {}", sync.name, c.mode));
-    }
     require(c.slow_rank < e.ranks, "slow_rank is not one of the ranks");
   } catch (const UserError& error) {
     throw UserError(fmt::format("{} ({}): {}", where, e.name, error.what()));

@@ -57,12 +57,13 @@ std::string Table::text(size_t row, const std::string& name) const {
 }
 
 std::pair<size_t, size_t> Table::extremes(const std::string& name) const {
+  const size_t c = column(name);
   size_t low = rows.size(), high = rows.size();
   for (size_t r = 0; r < rows.size(); ++r) {
-    double v = number(r, name);
+    double v = rows[r][c].get<double>();
     if (std::isnan(v)) continue;
-    if (low == rows.size() || v < number(low, name)) low = r;
-    if (high == rows.size() || v > number(high, name)) high = r;
+    if (low == rows.size() || v < rows[low][c].get<double>()) low = r;
+    if (high == rows.size() || v > rows[high][c].get<double>()) high = r;
   }
   return {low, high};
 }

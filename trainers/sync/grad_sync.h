@@ -77,6 +77,8 @@ struct SyncSpec {
 const std::vector<SyncSpec>& sync_registry();
 // UserError listing the known names otherwise.
 const SyncSpec& find_sync(const std::string& name);
+// UserError unless spec has this mode: "sync bucketed has no mode stale (it has: ...)".
+void require_mode(const SyncSpec& spec, SyncMode mode);
 
 std::string to_string(SyncMode mode);
 std::string to_string(Aggregate aggregate);

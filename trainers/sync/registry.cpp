@@ -1,6 +1,9 @@
 // The one table of gradient-synchronisation strategies.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "common/error.h"
 #include "common/registry.h"
 #include "sync/bucketed.h"
@@ -84,6 +87,14 @@ SyncMode parse_mode(const std::string& name) {
     if (to_string(m) == name) return m;
   }
   throw UserError(fmt::format("unknown mode '{}' (known: blocking, overlap, stale)", name));
+}
+
+void require_mode(const SyncSpec& spec, SyncMode mode) {
+  if (std::find(spec.modes.begin(), spec.modes.end(), mode) != spec.modes.end()) return;
+  std::vector<std::string> names;
+  for (SyncMode m : spec.modes) names.push_back(to_string(m));
+  throw UserError(fmt::format("sync {} has no mode {} (it has: {})", spec.name, to_string(mode),
+                              fmt::join(names, ", ")));
 }
 
 Aggregate parse_aggregate(const std::string& name) {

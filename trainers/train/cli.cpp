@@ -139,9 +139,14 @@ void resolve(TrainConfig& c, const ModelDefaults& d) {
   c.momentum = d.momentum.value_or(model.momentum);
   c.weight_decay = d.weight_decay.value_or(model.weight_decay);
   c.sync = d.sync.value_or("");
-  if (!c.sync.empty()) find_sync(c.sync);
   c.mode = d.mode.value_or("");
-  if (!c.mode.empty()) parse_mode(c.mode);
+  if (!c.sync.empty() && !c.mode.empty()) {
+    require_mode(find_sync(c.sync), parse_mode(c.mode));
+  } else if (!c.sync.empty()) {
+    find_sync(c.sync);
+  } else if (!c.mode.empty()) {
+    parse_mode(c.mode);
+  }
   parse_aggregate(c.aggregate);
   FaultPlan::parse(c.fault);
   if (c.backend != "auto") find_by_name(backend_registry(), c.backend, "backend");

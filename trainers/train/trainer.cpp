@@ -53,12 +53,7 @@ namespace {
 
 SyncOptions sync_options(const TrainConfig& c, const SyncSpec& spec) {
   SyncOptions o{parse_aggregate(c.aggregate), parse_mode(c.mode), c.bucket_mb};
-  if (std::find(spec.modes.begin(), spec.modes.end(), o.mode) == spec.modes.end()) {
-    std::vector<std::string> names;
-    for (SyncMode m : spec.modes) names.push_back(to_string(m));
-    throw UserError(fmt::format("sync strategy {} has no mode {} (it has: {})", spec.name, c.mode,
-                                fmt::join(names, ", ")));
-  }
+  require_mode(spec, o.mode);
   require(c.bucket_mb > 0, "--bucket-mb must be positive");
   return o;
 }
