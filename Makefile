@@ -8,7 +8,7 @@ PACKAGES := build-essential cmake git ca-certificates curl xz-utils \
   libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libssl-dev \
   pandoc texlive-latex-recommended texlive-fonts-recommended lmodern texlive-latex-extra \
-  gnuplot-nox poppler-utils iproute2 clang-format python3-torch python3-numpy
+  gnuplot-nox poppler-utils iproute2 clang-format clang-tidy python3-torch python3-numpy
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SOURCES = $(shell git ls-files '*.cpp' '*.h')
@@ -21,7 +21,7 @@ REPORT_DIRS ?= $(wildcard results/*/)
 REPORT    ?= report/build/group.pdf
 
 .PHONY: help setup configure build data test train bench report cluster-up cluster-down cluster-status \
-        format format-check clean
+        format format-check tidy clean
 
 help:
 	@echo "make setup         install every dependency with apt-get (Debian 12)"
@@ -35,6 +35,7 @@ help:
 	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose)"
 	@echo "make cluster-up    the emulated 4-host cluster (root): hosts/netns-4; cluster-down, -status"
 	@echo "make format        clang-format every source file; format-check only checks"
+	@echo "make tidy          clang-tidy (.clang-tidy's checks) on every .cpp, or TIDY_FILES=..."
 
 setup:
 	$(SUDO) apt-get update -q
@@ -77,6 +78,15 @@ format:
 
 format-check:
 	@clang-format --dry-run --Werror $(SOURCES) && echo "clang-format: all $(words $(SOURCES)) files clean"
+
+# clang-tidy reads a compilation database configured without gcc's precompiled header.
+TIDY_FILES ?= $(shell git ls-files '*.cpp')
+tidy: SHELL := /bin/bash
+tidy:
+	@cmake -S . -B $(BUILD_DIR)/tidy -DCMAKE_BUILD_TYPE=Release -DDTBENCH_PCH=OFF >/dev/null
+	@printf '%s\n' $(TIDY_FILES) | xargs -P $(JOBS) -n 1 clang-tidy -p $(BUILD_DIR)/tidy --quiet \
+	  2>&1 | grep -v '^[0-9]* warnings\? generated\.$$'; test $${PIPESTATUS[1]} -eq 0 \
+	  && echo "clang-tidy: all $(words $(TIDY_FILES)) files clean"
 
 clean:
 	rm -rf $(BUILD_DIR)

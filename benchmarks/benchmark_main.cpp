@@ -1,5 +1,6 @@
 #include "benchmark_main.h"
 
+#include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <mpi.h>

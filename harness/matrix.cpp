@@ -143,6 +143,7 @@ void check_values(const Experiment& e, const std::string& where) {
     std::vector<std::string> args = option_args(p);
     args.insert(args.begin(), "dtbench-train");
     std::vector<const char*> argv;
+    argv.reserve(args.size());
     for (const auto& a : args) argv.push_back(a.c_str());
     const TrainConfig c = parse_train_cli(static_cast<int>(argv.size()), argv.data()).value();
     require(c.global_batch % e.ranks == 0,

@@ -65,6 +65,14 @@ const std::vector<FigureSpec>& figure_registry() {
        "How do the same measurements compare on "
        "different machines?",
        "any matrix, on two or more systems (e.g. CI runners)", cross_hardware},
+      {"fig17_compression", "Sending less: time and bytes",
+       "Do the communication-efficient methods (fp16, PowerSGD, top-k, local SGD) make an "
+       "iteration faster, and how many bytes do they save?",
+       "quick, standard (and on the emulated cluster at 1 Gbit/s and 100 Mbit/s)",
+       compression_time},
+      {"fig18_compression_accuracy", "Sending less: accuracy and time to accuracy",
+       "What do they cost in accuracy, and which reaches a target accuracy first?",
+       "quick, standard", compression_accuracy},
   };
   return registry;
 }

@@ -174,6 +174,7 @@ TEST(TimedBucketPlan, Vgg11SplitsTheTailThatBalancedBucketsLeaveExposed) {
   ASSERT_EQ(conv, 8u);
   const double total = std::accumulate(work.begin(), work.end(), 0.0);
   std::vector<double> ready;
+  ready.reserve(work.size());
   double done = 0;
   for (double w : work) ready.push_back(0.6 * (done += w) / total);
   const auto balanced = plan_buckets(bytes, 25 * kMiB, kMiB);

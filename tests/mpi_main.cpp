@@ -17,6 +17,7 @@
 #include "comm/self_communicator.h"
 #include "comm/text.h"
 #include "common/error.h"
+#include "compression_checks.h"
 #include "fixtures.h"
 #include "sync_checks.h"
 #include "train/system_info.h"
@@ -122,6 +123,30 @@ TEST(MpiProgress, AnAllreduceLeftAloneByItsThreadCompletes) {
   EXPECT_EQ(t.min().item<float>(), sum) << "rank " << rank;
   EXPECT_EQ(t.max().item<float>(), sum) << "rank " << rank;
   world->barrier();  // rank 0's directory stays until every rank has written its file
+}
+
+void expect_no_problems(const std::vector<std::string>& problems) {
+  EXPECT_TRUE(problems.empty()) << "rank " << world->rank() << ":\n"
+                                << fmt::format("{}", fmt::join(problems, "\n"));
+}
+
+TEST_F(MpiTraining, LocalSgdEveryStepAndTopkOfAllTrainAsAllreduce) {
+  expect_no_problems(lossy_training_problems(*world, dir_.path()));
+}
+
+// The lossy strategies' own checks (compression_checks.h); fp16's float16 sums are dtbench's own
+// MPI operation.
+TEST(MpiCompression, Fp16IsWithinFloat16Rounding) {
+  expect_no_problems(fp16_problems(*world));
+}
+TEST(MpiCompression, TopkOfAllIsExactAndErrorFeedbackSendsTheRest) {
+  expect_no_problems(topk_problems(*world));
+}
+TEST(MpiCompression, PowerSgdIsExactBeforeItsStartAndOnRankOneGradients) {
+  expect_no_problems(powersgd_problems(*world));
+}
+TEST(MpiCompression, PayloadPerIterationMatchesEachFormula) {
+  expect_no_problems(payload_problems(*world));
 }
 
 TEST(MpiCommunicator, CarriesEveryTypeInItsOwnType) {

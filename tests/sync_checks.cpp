@@ -23,9 +23,6 @@ Shapes vgg11_shapes() {
   return shapes;
 }
 
-namespace {
-
-// The gradient rank r produces for tensor i at step s: values in [-1, 1).
 at::Tensor seeded_gradient(int r, int s, size_t i, const std::vector<int64_t>& shape) {
   at::Tensor g = at::empty(shape, at::kFloat);
   float* data = g.data_ptr<float>();
@@ -36,6 +33,8 @@ at::Tensor seeded_gradient(int r, int s, size_t i, const std::vector<int64_t>& s
   }
   return g;
 }
+
+namespace {
 
 // max |got - want| / max |want| over every tensor.
 double relative_error(const std::vector<at::Tensor>& params, int n, int step, Aggregate aggregate,
@@ -57,9 +56,20 @@ double relative_error(const std::vector<at::Tensor>& params, int n, int step, Ag
 
 double strategy_error(Communicator& comm, const std::string& name, SyncMode mode,
                       Aggregate aggregate, const Shapes& shapes, double bucket_mb) {
+  SyncOptions options;
+  options.aggregate = aggregate;
+  options.mode = mode;
+  options.bucket_mb = bucket_mb;
+  return strategy_error(comm, name, options, shapes);
+}
+
+double strategy_error(Communicator& comm, const std::string& name, const SyncOptions& options,
+                      const Shapes& shapes) {
+  const SyncMode mode = options.mode;
+  const Aggregate aggregate = options.aggregate;
   std::vector<at::Tensor> params;
   for (const auto& shape : shapes) params.push_back(torch::zeros(shape).requires_grad_());
-  auto sync = find_sync(name).make({aggregate, mode, bucket_mb});
+  auto sync = find_sync(name).make(options);
   sync->setup(params, comm);
   double worst = 0;
   for (int step = 0; step < 2; ++step) {
@@ -96,7 +106,7 @@ double strategy_error(Communicator& comm, const std::string& name, SyncMode mode
 std::vector<std::pair<std::string, SyncMode>> all_strategy_modes() {
   std::vector<std::pair<std::string, SyncMode>> pairs;
   for (const auto& spec : sync_registry()) {
-    if (spec.name == "none") continue;
+    if (spec.name == "none" || spec.lossy) continue;
     for (SyncMode m : spec.modes) pairs.emplace_back(spec.name, m);
   }
   return pairs;

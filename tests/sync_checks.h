@@ -26,8 +26,15 @@ Shapes vgg11_shapes();
 // A strategy that plans from time gets a Timeline after the first step.
 double strategy_error(Communicator& comm, const std::string& name, SyncMode mode,
                       Aggregate aggregate, const Shapes& shapes, double bucket_mb = 0.001);
+// The same with every option given (the compressing strategies' own).
+double strategy_error(Communicator& comm, const std::string& name, const SyncOptions& options,
+                      const Shapes& shapes);
 
-// Every (strategy, mode) pair the registry offers, "none" excluded.
+// The gradient rank r produces for tensor i at step s: values in [-1, 1).
+at::Tensor seeded_gradient(int r, int s, size_t i, const std::vector<int64_t>& shape);
+
+// Every (strategy, mode) pair the registry offers that forms the exact aggregate: "none" and the
+// lossy strategies (compression, local SGD) excluded.
 std::vector<std::pair<std::string, SyncMode>> all_strategy_modes();
 
 // Every operation of the Communicator on every type it carries (kCarriedTypes): results,

@@ -21,10 +21,12 @@ class GlooStrategy : public ::testing::TestWithParam<Case> {
  protected:
   void expect_exact(Aggregate aggregate, const Shapes& shapes, double bucket_mb) {
     const auto& [strategy, ranks] = GetParam();
-    if (!supports(strategy.first, "gloo", aggregate)) GTEST_SKIP() << "not offered";
+    // Named copies: a lambda may not capture structured bindings before C++20.
+    const std::string name = strategy.first;
+    const SyncMode mode = strategy.second;
+    if (!supports(name, "gloo", aggregate)) GTEST_SKIP() << "not offered";
     run_gloo_ranks(ranks, [&](Communicator& comm) {
-      double error =
-          strategy_error(comm, strategy.first, strategy.second, aggregate, shapes, bucket_mb);
+      double error = strategy_error(comm, name, mode, aggregate, shapes, bucket_mb);
       EXPECT_GE(error, 0) << "rank " << comm.rank() << ": finish() misreported the step";
       EXPECT_LE(error, 1e-6) << "rank " << comm.rank();
     });
@@ -46,7 +48,8 @@ INSTANTIATE_TEST_SUITE_P(All, GlooStrategy,
 class GlooVgg : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(GlooVgg, MeanOfVgg11Gradients) {
-  const auto& [name, ranks] = GetParam();
+  const std::string name = std::get<0>(GetParam());
+  const int ranks = std::get<1>(GetParam());
   const SyncMode mode = find_sync(name).modes.front();
   const Shapes shapes = vgg11_shapes();
   run_gloo_ranks(ranks, [&](Communicator& comm) {

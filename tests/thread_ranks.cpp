@@ -16,6 +16,7 @@ void run_gloo_ranks(int n, const std::function<void(Communicator&)>& body) {
   std::exception_ptr first_error;
   std::mutex mutex;
   std::vector<std::thread> ranks;
+  ranks.reserve(n);
   for (int r = 0; r < n; ++r) {
     ranks.emplace_back([&, r] {
       try {

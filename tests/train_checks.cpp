@@ -1,5 +1,9 @@
 #include "train_checks.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "sync/grad_sync.h"
@@ -35,9 +39,44 @@ std::vector<double> losses_with(Communicator& comm, TrainConfig config, const st
 std::vector<std::string> synchronising_strategies() {
   std::vector<std::string> names;
   for (const auto& spec : sync_registry()) {
-    if (spec.name != "none") names.push_back(spec.name);
+    if (spec.name != "none" && !spec.lossy) names.push_back(spec.name);
   }
   return names;
+}
+
+std::vector<std::string> lossy_training_problems(Communicator& comm, const std::string& data_dir) {
+  std::vector<std::string> problems;
+  const TrainConfig base = tiny_lenet_config(data_dir);
+  const auto reference = losses_with(comm, base, "allreduce", "", 6);
+  TrainConfig every_step = base;
+  every_step.local_sgd_period = 1;
+  every_step.topk_fraction = 1;
+  for (const char* name : {"local_sgd", "topk"}) {
+    const auto losses = losses_with(comm, every_step, name, "", 6);
+    double worst = losses.size() == reference.size() ? 0 : 1e9;
+    for (size_t i = 0; i < std::min(losses.size(), reference.size()); ++i) {
+      worst = std::max(worst, std::abs(losses[i] - reference[i]));
+    }
+    if (worst > 1e-4) {
+      problems.push_back(fmt::format("{}: losses differ from allreduce's by {}", name, worst));
+    }
+  }
+  TrainConfig period = base;
+  period.sync = "local_sgd";
+  period.local_sgd_period = 4;
+  period.epochs = 1;
+  std::FILE* quiet = std::tmpfile();
+  try {
+    RunRecord record = Trainer(period, load_train_data(period), comm, quiet).run();
+    if (record.iterations.size() % 4 == 0) {
+      problems.push_back(fmt::format("local_sgd: the epoch's {} steps divide by 4: no test",
+                                     record.iterations.size()));
+    }
+  } catch (const std::exception& e) {
+    problems.push_back(fmt::format("local_sgd every 4 steps: {}", e.what()));
+  }
+  std::fclose(quiet);
+  return problems;
 }
 
 }  // namespace dtbench::testing

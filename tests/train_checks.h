@@ -17,7 +17,14 @@ TrainConfig tiny_lenet_config(const std::string& data_dir);
 std::vector<double> losses_with(Communicator& comm, TrainConfig config, const std::string& sync,
                                 const std::string& mode, int iterations);
 
-// The strategies whose losses must match the single-process run (every one but none).
+// The strategies whose losses must match the single-process run (every one but none and the
+// lossy ones).
 std::vector<std::string> synchronising_strategies();
+
+// The lossy strategies in training (docs/compression.md): local_sgd with H = 1 and topk with
+// k = 100% give allreduce's losses (to 1e-4); local_sgd with H = 4 over an epoch whose steps do not
+// divide by 4 passes the replica check (it averages before). Returns what went wrong, one line
+// each. Collective.
+std::vector<std::string> lossy_training_problems(Communicator& comm, const std::string& data_dir);
 
 }  // namespace dtbench::testing

@@ -40,7 +40,7 @@ inline Seeded input_of(int rank) {
   return {1.0f, static_cast<float>(rank)};
 }
 inline Seeded sum_of(int n) {
-  return {static_cast<float>(n), static_cast<float>(n * (n - 1) / 2)};
+  return {static_cast<float>(n), static_cast<float>(n) * static_cast<float>(n - 1) / 2};
 }
 
 // residue(i, e) in closed form (the loops below read it from a table; tests compare the two).

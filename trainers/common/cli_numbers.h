@@ -24,6 +24,20 @@ inline CLI::Validator number_at_least(double low, bool low_allowed, const std::s
       desc);
 }
 
+// In (0, 1]: a share.
+inline CLI::Validator fraction() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) {
+          return fmt::format("'{}' is not a number", text);
+        }
+        if (!(value > 0 && value <= 1)) return fmt::format("{} is not in (0, 1]", text);
+        return "";
+      },
+      "FRACTION");
+}
+
 inline CLI::Validator positive() {
   return number_at_least(0, false, "POSITIVE");
 }

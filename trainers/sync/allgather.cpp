@@ -1,5 +1,7 @@
 // allgather: every rank collects every other rank's tensor ((n-1)S received) and sums them
 // locally in rank order, so every rank computes bit-identical results. Memory grows n-fold.
+#include <ATen/ATen.h>
+
 #include "sync/strategies.h"
 
 namespace dtbench {

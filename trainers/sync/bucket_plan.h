@@ -2,6 +2,7 @@
 // How `bucketed` cuts the gradient into buckets. The plans take each parameter's size in bytes
 // in the order backward produces the gradients, and return the buckets as runs of indices into
 // it, in that order; a parameter is never split.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -1,21 +1,26 @@
 #include "sync/bucketed.h"
 
+#include <ATen/ATen.h>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
 
+#include "sync/bucket_hook.h"
 #include "sync/bucket_plan.h"
+#include "sync/comm_worker.h"
 #include "sync/gradient_hooks.h"
 
 namespace dtbench {
 namespace {
 
 struct Bucket {
-  at::Tensor buffer;
+  GradBucket flat;               // the buffer and its views, as a hook sees them
   std::vector<size_t> params;    // indices into the parameter list
   std::vector<int64_t> offsets;  // where each lives in buffer
   size_t arrived = 0;
-  std::unique_ptr<Request> request;
+  bool launched = false;
+  std::unique_ptr<Request> request;  // without a hook
 };
 
 struct Slot {
@@ -25,7 +30,8 @@ struct Slot {
 
 class BucketedSync : public GradSync {
  public:
-  explicit BucketedSync(const SyncOptions& options) : options_(options) {}
+  BucketedSync(std::unique_ptr<BucketHook> hook, const SyncOptions& options)
+      : options_(options), hook_(std::move(hook)) {}
 
   void setup(const std::vector<at::Tensor>& params, Communicator& comm) override {
     params_ = params;
@@ -35,27 +41,40 @@ class BucketedSync : public GradSync {
     cap_ = options_.bucket_bytes();
     assign_buckets(plan_buckets(bytes_, cap_, std::min(cap_, kFirstBucketBytes)));
     if (options_.mode != SyncMode::overlap) return;
+    if (hook_) worker_ = std::make_unique<CommWorker>();
     hooks_.add(params_, [this](size_t i, const at::Tensor& grad) { on_gradient(i, grad); });
   }
 
   bool finish() override {
     if (options_.mode == SyncMode::blocking) {
       for (size_t i = 0; i < params_.size(); ++i) pack(i, params_[i].grad());
-      for (auto& bucket : buckets_) comm_->allreduce(bucket.buffer);
+      for (auto& bucket : buckets_) {
+        if (hook_) {
+          hook_->run(bucket.flat, *comm_);
+        } else {
+          comm_->allreduce(bucket.flat.buffer);
+        }
+      }
     } else {
       launch_full_buckets();
-      for (auto& bucket : buckets_) {
-        // A bucket still waiting (a parameter unused in this step's graph) goes as it is.
-        if (!bucket.request) bucket.request = comm_->iallreduce(bucket.buffer);
+      // A bucket still waiting (a parameter unused in this step's graph) goes as it is.
+      for (size_t b = 0; b < buckets_.size(); ++b) {
+        if (!buckets_[b].launched) launch(b);
       }
-      for (auto& bucket : buckets_) bucket.request->wait();
+      if (worker_) worker_->wait_idle();
+      for (auto& bucket : buckets_) {
+        if (bucket.request) bucket.request->wait();
+      }
     }
+    if (hook_) hook_->end_iteration();
     unpack_all();
     return true;
   }
 
+  // A hook's own cost is not the allreduce the timeline measures: hooked buckets keep their
+  // first cut.
   bool plans_from_timeline() const override {
-    return options_.mode == SyncMode::overlap && comm_->size() > 1;
+    return !hook_ && options_.mode == SyncMode::overlap && comm_->size() > 1;
   }
 
   void plan(const Timeline& timeline) override {
@@ -71,7 +90,7 @@ class BucketedSync : public GradSync {
 
   std::vector<int64_t> bucket_bytes() const override {
     std::vector<int64_t> sizes;
-    for (const auto& bucket : buckets_) sizes.push_back(bucket.buffer.nbytes());
+    for (const auto& bucket : buckets_) sizes.push_back(bucket.flat.buffer.nbytes());
     return sizes;
   }
 
@@ -90,7 +109,13 @@ class BucketedSync : public GradSync {
         bucket.offsets.push_back(elements);
         elements += params_[param].numel();
       }
-      bucket.buffer = at::zeros({elements}, params_[0].options().requires_grad(false));
+      bucket.flat.index = buckets_.size();
+      bucket.flat.buffer = at::zeros({elements}, params_[0].options().requires_grad(false));
+      for (size_t k = 0; k < bucket.params.size(); ++k) {
+        const at::Tensor& p = params_[bucket.params[k]];
+        bucket.flat.grads.push_back(
+            bucket.flat.buffer.narrow(0, bucket.offsets[k], p.numel()).view(p.sizes()));
+      }
       buckets_.push_back(std::move(bucket));
     }
   }
@@ -98,7 +123,7 @@ class BucketedSync : public GradSync {
   void pack(size_t param, const at::Tensor& grad) {
     const Slot slot = slots_[param];
     Bucket& bucket = buckets_[slot.bucket];
-    bucket.buffer.narrow(0, bucket.offsets[slot.member], grad.numel()).copy_(grad.reshape({-1}));
+    bucket.flat.grads[slot.member].copy_(grad);
   }
 
   void on_gradient(size_t param, const at::Tensor& grad) {
@@ -109,8 +134,17 @@ class BucketedSync : public GradSync {
 
   void launch_full_buckets() {
     while (next_ < buckets_.size() && buckets_[next_].arrived == buckets_[next_].params.size()) {
-      buckets_[next_].request = comm_->iallreduce(buckets_[next_].buffer);
-      ++next_;
+      launch(next_++);
+    }
+  }
+
+  void launch(size_t b) {
+    Bucket& bucket = buckets_[b];
+    bucket.launched = true;
+    if (hook_) {
+      worker_->submit([this, b] { hook_->run(buckets_[b].flat, *comm_); });
+    } else {
+      bucket.request = comm_->iallreduce(bucket.flat.buffer);
     }
   }
 
@@ -118,15 +152,16 @@ class BucketedSync : public GradSync {
     for (auto& bucket : buckets_) {
       for (size_t k = 0; k < bucket.params.size(); ++k) {
         at::Tensor grad = params_[bucket.params[k]].mutable_grad();
-        at::Tensor sum = bucket.buffer.narrow(0, bucket.offsets[k], grad.numel());
+        at::Tensor sum = bucket.flat.buffer.narrow(0, bucket.offsets[k], grad.numel());
         at::Tensor flat = grad.view({-1});
-        if (scale_ != 1.0) {
+        if (scale_ != 1.0 && !hook_) {     // a hook has aggregated as the options say
           at::mul_out(flat, sum, scale_);  // copy and scale in one pass
         } else {
           flat.copy_(sum);
         }
       }
       bucket.arrived = 0;
+      bucket.launched = false;
       bucket.request.reset();
     }
     next_ = 0;
@@ -139,15 +174,22 @@ class BucketedSync : public GradSync {
   Communicator* comm_ = nullptr;
   double scale_ = 1.0;
   std::vector<Bucket> buckets_;
-  std::vector<Slot> slots_;  // per parameter, in model order
-  size_t next_ = 0;          // the first bucket not yet launched
-  GradientHooks hooks_;      // last: removed before what they touch goes away
+  std::vector<Slot> slots_;             // per parameter, in model order
+  size_t next_ = 0;                     // the first bucket not yet launched
+  std::unique_ptr<BucketHook> hook_;    // none: the engine's own iallreduce
+  std::unique_ptr<CommWorker> worker_;  // runs the hook in overlap mode; joined before buckets_
+  GradientHooks hooks_;                 // last: removed before what they touch goes away
 };
 
 }  // namespace
 
 std::unique_ptr<GradSync> make_bucketed_sync(const SyncOptions& options) {
-  return std::make_unique<BucketedSync>(options);
+  return std::make_unique<BucketedSync>(nullptr, options);
+}
+
+std::unique_ptr<GradSync> make_hooked_bucket_sync(std::unique_ptr<BucketHook> hook,
+                                                  const SyncOptions& options) {
+  return std::make_unique<BucketedSync>(std::move(hook), options);
 }
 
 }  // namespace dtbench

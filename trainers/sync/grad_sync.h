@@ -29,8 +29,13 @@ inline constexpr int64_t kFirstBucketBytes = kMiB;
 struct SyncOptions {
   Aggregate aggregate = Aggregate::mean;
   SyncMode mode = SyncMode::blocking;
-  double bucket_mb = 25;  // bucketed and c10d_ddp
+  double bucket_mb = 25;  // bucketed, c10d_ddp and the compressing strategies
   int64_t bucket_bytes() const { return static_cast<int64_t>(bucket_mb * kMiB); }
+  // The communication-efficient strategies (docs/compression.md).
+  int powersgd_rank = 1;         // PowerSGD's matrix approximation rank r
+  int64_t powersgd_start = 10;   // plain allreduce for the iterations before this one
+  double topk_fraction = 0.01;   // top-k: the share of each bucket's elements sent
+  int64_t local_sgd_period = 8;  // local SGD: parameters averaged every H steps
 };
 
 // What the trainer measured for a strategy that plans from time: when each parameter's
@@ -54,6 +59,11 @@ class GradSync {
   // Blocks until every grad() holds the aggregate. Returns false when there is no gradient to
   // apply this step (stale mode's first step).
   virtual bool finish() = 0;
+  // After the optimizer's step (local SGD averages the parameters here, every H steps).
+  virtual void after_step() {}
+  // Brings the replicas to agreement now, before they are checked and evaluated at the end of
+  // an epoch (local SGD averages the parameters unless it just did); a no-op elsewhere.
+  virtual void settle() {}
   // True if plan() wants a Timeline: the trainer then measures one and calls plan() on every
   // rank after the first iteration (as DDP rebuilds its buckets after the first iteration).
   virtual bool plans_from_timeline() const { return false; }
@@ -72,6 +82,9 @@ struct SyncSpec {
   std::string description;
   std::function<std::unique_ptr<GradSync>(const SyncOptions&)> make;
   std::vector<SyncMode> modes;  // the modes it supports, the first being its default
+  // The aggregate is approximated (compression) or not formed every step (local SGD): the
+  // exactness checks do not apply, each has tests of its own.
+  bool lossy = false;
 };
 
 const std::vector<SyncSpec>& sync_registry();

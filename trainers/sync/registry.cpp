@@ -8,6 +8,7 @@
 #include "common/registry.h"
 #include "sync/bucketed.h"
 #include "sync/c10d_ddp.h"
+#include "sync/compression.h"
 #include "sync/grad_sync.h"
 #include "sync/per_tensor.h"
 #include "sync/strategies.h"
@@ -23,6 +24,16 @@ class NoSync : public GradSync {
 };
 
 const std::vector<SyncMode> kEveryMode = {SyncMode::blocking, SyncMode::overlap, SyncMode::stale};
+
+// A compressing hook on the bucketed engine's buckets (bucket_hook.h).
+SyncSpec hooked(const char* name, const char* description,
+                std::unique_ptr<BucketHook> (*make_hook)(const SyncOptions&)) {
+  return {name,
+          description,
+          [make_hook](const SyncOptions& o) { return make_hooked_bucket_sync(make_hook(o), o); },
+          {SyncMode::overlap, SyncMode::blocking},
+          /*lossy=*/true};
+}
 
 SyncSpec per_tensor(const char* name, const char* description, TensorSum sum) {
   return {name, description, [sum](const SyncOptions& o) { return make_per_tensor_sync(sum, o); },
@@ -58,6 +69,24 @@ const std::vector<SyncSpec>& sync_registry() {
        "the real PyTorch DDP engine: c10d::Reducer over ProcessGroupGloo (--backend gloo)",
        make_c10d_ddp_sync,
        {SyncMode::overlap}},
+      hooked("fp16",
+             "buckets as bucketed, each cast to float16 and allreduced in float16 "
+             "(PyTorch's fp16_compress_hook)",
+             make_fp16_hook),
+      hooked("powersgd",
+             "buckets as bucketed, each matrix sent as rank --powersgd-rank factors with error "
+             "feedback after --powersgd-start plain iterations (PyTorch's powerSGD_hook)",
+             make_powersgd_hook),
+      hooked("topk",
+             "buckets as bucketed, each sending its --topk-fraction largest entries by "
+             "allgather of (index, value), the rest kept as error feedback",
+             make_topk_hook),
+      {"local_sgd",
+       "no gradient moves: each rank steps alone, parameters averaged every "
+       "--local-sgd-period steps",
+       make_local_sgd_sync,
+       {SyncMode::blocking},
+       /*lossy=*/true},
   };
   return registry;
 }

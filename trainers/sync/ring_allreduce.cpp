@@ -4,6 +4,8 @@
 // r holds the complete sum of chunk (r+1) mod n. Allgather: n-1 more steps pass the complete
 // chunks around until every rank has all of them. Each rank sends and receives 2(n-1)/n * S,
 // and every link is busy in both directions at every step.
+#include <ATen/ATen.h>
+
 #include <algorithm>
 
 #include "sync/strategies.h"

@@ -3,6 +3,8 @@
 // ends with the total; the total then travels 0 -> 1 -> ... -> n-1. Every rank sends S and
 // receives S in each half, but the 2(n-1) hops happen one after another (no pipelining), so
 // the time grows linearly with n. ring_allreduce is the bandwidth-optimal ring.
+#include <ATen/ATen.h>
+
 #include "sync/strategies.h"
 
 namespace dtbench {

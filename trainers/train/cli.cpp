@@ -62,7 +62,24 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
                  fmt::format("blocking | overlap | stale (default: the strategy's: {}, others "
                              "blocking)",
                              non_blocking_defaults()));
-  app.add_option("--bucket-mb", c.bucket_mb, "Bucket size in MiB (bucketed)")
+  app.add_option("--bucket-mb", c.bucket_mb,
+                 "Bucket size in MiB (bucketed, c10d_ddp, fp16, powersgd, topk)")
+      ->capture_default_str()
+      ->check(positive());
+  app.add_option("--powersgd-rank", c.powersgd_rank,
+                 "powersgd: the rank r of each matrix's factors")
+      ->capture_default_str()
+      ->check(positive());
+  app.add_option("--powersgd-start", c.powersgd_start,
+                 "powersgd: plain allreduce for the iterations before this one (at least 2)")
+      ->capture_default_str()
+      ->check(number_at_least(2, true, ">= 2"));
+  app.add_option("--topk-fraction", c.topk_fraction,
+                 "topk: the share of each bucket's entries sent, in (0, 1]")
+      ->capture_default_str()
+      ->check(fraction());
+  app.add_option("--local-sgd-period", c.local_sgd_period,
+                 "local_sgd: average the parameters every H steps")
       ->capture_default_str()
       ->check(positive());
   app.add_option("--master", c.master, "gloo without mpirun: rendezvous HOST:PORT of rank 0");

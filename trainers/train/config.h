@@ -33,6 +33,10 @@ struct TrainConfig {
   std::string aggregate = "mean";  // mean | sum
   std::string mode;                // blocking | overlap | stale; "": the strategy's first
   double bucket_mb = SyncOptions{}.bucket_mb;
+  int powersgd_rank = SyncOptions{}.powersgd_rank;
+  int64_t powersgd_start = SyncOptions{}.powersgd_start;
+  double topk_fraction = SyncOptions{}.topk_fraction;
+  int64_t local_sgd_period = SyncOptions{}.local_sgd_period;
   int timeout_s = 300;
   std::string malloc_setting = "keep";  // keep | glibc: keep_freed_memory() or glibc's defaults
   int slow_rank = -1;                   // this rank does slow_ms of extra busy work per iteration

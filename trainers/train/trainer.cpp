@@ -52,7 +52,14 @@ TrainData load_train_data(const TrainConfig& config) {
 namespace {
 
 SyncOptions sync_options(const TrainConfig& c, const SyncSpec& spec) {
-  SyncOptions o{parse_aggregate(c.aggregate), parse_mode(c.mode), c.bucket_mb};
+  SyncOptions o;
+  o.aggregate = parse_aggregate(c.aggregate);
+  o.mode = parse_mode(c.mode);
+  o.bucket_mb = c.bucket_mb;
+  o.powersgd_rank = c.powersgd_rank;
+  o.powersgd_start = c.powersgd_start;
+  o.topk_fraction = c.topk_fraction;
+  o.local_sgd_period = c.local_sgd_period;
   require_mode(spec, o.mode);
   require(c.bucket_mb > 0, "--bucket-mb must be positive");
   return o;
@@ -185,6 +192,7 @@ RunRecord Trainer::run() {
         print_average(record.iterations);
       }
     }
+    sync_->settle();
     check_replicas(epoch);
     if (config_.eval) {
       record.evaluations.push_back(evaluate(epoch, static_cast<int64_t>(record.iterations.size())));
@@ -246,6 +254,8 @@ IterationTimes Trainer::train_step(int64_t epoch, const std::vector<int64_t>& in
   timer.lap(Phase::sync);
   if (apply) optimizer.step();
   timer.lap(Phase::optimizer);
+  sync_->after_step();
+  timer.lap(Phase::sync);
   *loss_value = loss.item<double>();
   return timer.finish();
 }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# dtbench's fp16 and powersgd against PyTorch 1.13's own Python hooks (fp16_compress_hook,
+# powerSGD_hook): the same seeded gradients on 2 and 4 ranks, through the Python hook over
+# PyTorch's Gloo and through dtbench's strategy over MPI and over Gloo, give the same aggregated
+# gradients within the stated tolerances, step by step (2 plain steps, then 3 compressed ones).
+# PowerSGD's rank is the number of ranks: 2 (Gram-Schmidt) and 4 (QR), as PyTorch chooses.
+#   usage: python_hooks_test.sh HOOK_REPLAY MPIRUN
+set -uo pipefail
+replay=$1 mpirun=$2
+source "$(dirname "$0")/check.sh"
+reference="$(dirname "$0")/python/ddp_hooks_reference.py"
+python=/usr/bin/python3  # Debian's python3-torch: the same libtorch as dtbench
+mpi=("$mpirun" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+
+# fp16: a sum of float16 values rounds at each addition, in whatever order the backend adds:
+# one float16 rounding step (2^-11) per rank. powersgd: the same arithmetic in float32 but for the
+# order of the allreduce's additions, amplified by the orthogonalisation.
+declare -A tolerance=([fp16]=2e-3 [powersgd]=1e-4)
+for hook in fp16 powersgd; do
+  for ranks in 2 4; do
+    dir="$work/$hook-$ranks"
+    timeout 120 "$python" "$reference" run --hook "$hook" --ranks "$ranks" --dir "$dir" \
+      --rank-r "$ranks" --start 2 >"$dir.python.log" 2>&1
+    check "$hook, $ranks ranks: PyTorch's hook ran" test -s "$dir/rank0/want4.bin"
+    for backend in mpi gloo; do
+      rm -f "$dir"/rank*/got*.bin
+      timeout 120 "${mpi[@]}" -np "$ranks" "$replay" --sync "$hook" --dir "$dir" --iterations 5 \
+        --backend "$backend" --powersgd-rank "$ranks" --powersgd-start 2 >"$dir.$backend.log" 2>&1
+      check "$hook, $ranks ranks over $backend: dtbench ran" test -s "$dir/rank0/got4.bin"
+      "$python" "$reference" compare --dir "$dir" --ranks "$ranks" --iterations 5 \
+        --tolerance "${tolerance[$hook]}" | tee "$dir.compare.log"
+      check "$hook, $ranks ranks over $backend: as PyTorch's within ${tolerance[$hook]}" \
+        test "${PIPESTATUS[0]}" -eq 0
+    done
+  done
+done
+exit $status

@@ -1,0 +1,16 @@
+#pragma once
+// The communication-efficient strategies (docs/compression.md), one file each. All but local
+// SGD are hooks on the bucketed engine's buckets (bucket_hook.h).
+#include <memory>
+
+#include "sync/bucket_hook.h"
+#include "sync/grad_sync.h"
+
+namespace dtbench {
+
+std::unique_ptr<BucketHook> make_fp16_hook(const SyncOptions& options);
+std::unique_ptr<BucketHook> make_powersgd_hook(const SyncOptions& options);
+std::unique_ptr<BucketHook> make_topk_hook(const SyncOptions& options);
+std::unique_ptr<GradSync> make_local_sgd_sync(const SyncOptions& options);
+
+}  // namespace dtbench
