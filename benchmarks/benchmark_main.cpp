@@ -85,6 +85,7 @@ Options parse_options(int* argc, char** argv, const char* program) {
   std::string fault;
   app.add_option("--fault", fault, "Test only: wrong (common/fault_plan.h)")->group("");
   std::vector<const char*> args;
+  args.reserve(ours.size());
   for (const auto& a : ours) args.push_back(a.c_str());
   try {
     app.parse(static_cast<int>(args.size()), args.data());

@@ -127,6 +127,7 @@ class Runner {
                           describe_run_system(hosts_, o_.data_dir, status).dump(2) + "\n");
     auto plan = round_schedule(matrix_.experiments.size(), repeat_);
     std::vector<double> estimates;
+    estimates.reserve(plan.size());
     for (const auto& [index, rep] : plan)
       estimates.push_back(matrix_.experiments[index].estimate_s);
     Progress progress(estimates, stdout);

@@ -60,7 +60,8 @@ class Stepper {
 
 std::vector<at::Tensor> seeded(int rank, int step, const Shapes& shapes) {
   std::vector<at::Tensor> grads;
-  for (size_t i = 0; i < shapes.size(); ++i) grads.push_back(seeded_gradient(rank, step, i, shapes[i]));
+  for (size_t i = 0; i < shapes.size(); ++i)
+    grads.push_back(seeded_gradient(rank, step, i, shapes[i]));
   return grads;
 }
 
@@ -69,7 +70,8 @@ double relative(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>&
   double worst = 0, scale = 1e-30;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].numel() == 0) continue;
-    worst = std::max(worst, (a[i].to(at::kDouble) - b[i].to(at::kDouble)).abs().max().item<double>());
+    worst =
+        std::max(worst, (a[i].to(at::kDouble) - b[i].to(at::kDouble)).abs().max().item<double>());
     scale = std::max(scale, b[i].abs().max().item<double>());
   }
   return worst / scale;

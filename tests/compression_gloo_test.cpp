@@ -25,7 +25,9 @@ void expect_none_on_1_to_4_ranks(const Checks& checks) {
   }
 }
 
-TEST(GlooCompression, Fp16IsWithinFloat16Rounding) { expect_none_on_1_to_4_ranks(fp16_problems); }
+TEST(GlooCompression, Fp16IsWithinFloat16Rounding) {
+  expect_none_on_1_to_4_ranks(fp16_problems);
+}
 TEST(GlooCompression, TopkOfAllIsExactAndErrorFeedbackSendsTheRest) {
   expect_none_on_1_to_4_ranks(topk_problems);
 }

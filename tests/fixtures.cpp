@@ -47,6 +47,7 @@ std::vector<uint8_t> cifar_records(const std::vector<uint8_t>& labels) {
 
 void write_cifar10(const std::string& dir, int records_per_file) {
   std::vector<uint8_t> labels;
+  labels.reserve(records_per_file);
   for (int r = 0; r < records_per_file; ++r) labels.push_back(static_cast<uint8_t>(r % 10));
   std::string base = dir + "/cifar-10-batches-bin/";
   for (int i = 1; i <= 5; ++i) {

@@ -131,12 +131,17 @@ TEST(Matrix, TheCommittedMatricesLoadAndFitTheirHosts) {
                           "bottleneck_compute", "bottleneck_link", "scaling", "collectives"}) {
       EXPECT_EQ(groups.count(g), 1u) << g;
     }
+    if (std::string(name) != "smoke") EXPECT_EQ(groups.count("compression"), 1u);
     if (std::string(name) == "standard") standard = m.experiments.size();
     if (std::string(name) == "full") {
       EXPECT_EQ(m.experiments.size(), standard);  // the same experiments, in 3 rounds
       EXPECT_EQ(m.repeat, 3);
     }
   }
+  Matrix compression = load_matrix("compression", kMatrices);
+  check_matrix_fits(compression, local);
+  check_matrix_fits(compression, netns);
+  EXPECT_EQ(compression.experiments.size(), 10u);  // five methods, for time and for accuracy
 }
 
 TEST(Matrix, ExpandsArraysAsACartesianProductMinusExclusions) {
@@ -242,8 +247,10 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
     std::string path = write(dir, "bad.json", text);
     return user_error([&] { load_matrix(path, kMatrices); });
   };
-  EXPECT_THAT(user_error([] { load_matrix("huge", kMatrices); }),
-              HasSubstr("unknown matrix 'huge' (known: full, overlap, quick, smoke, standard)"));
+  EXPECT_THAT(
+      user_error([] { load_matrix("huge", kMatrices); }),
+      HasSubstr(
+          "unknown matrix 'huge' (known: compression, full, overlap, quick, smoke, standard)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
               HasSubstr("entry 1: unknown key 'colour' for kind train"));

@@ -38,7 +38,8 @@ std::vector<std::vector<int64_t>> read_shapes(const std::string& path) {
 at::Tensor read_floats(const std::string& path, int64_t count) {
   at::Tensor t = at::empty({count}, at::kFloat);
   std::ifstream in(path, std::ios::binary);
-  in.read(reinterpret_cast<char*>(t.data_ptr<float>()), count * static_cast<int64_t>(sizeof(float)));
+  in.read(reinterpret_cast<char*>(t.data_ptr<float>()),
+          count * static_cast<int64_t>(sizeof(float)));
   require(in.gcount() == count * static_cast<int64_t>(sizeof(float)),
           fmt::format("{}: fewer than {} floats", path, count));
   return t;
@@ -85,6 +86,7 @@ int replay(int argc, char** argv) {
     }
     strategy->finish();
     std::vector<at::Tensor> flat;
+    flat.reserve(params.size());
     for (auto& p : params) flat.push_back(p.grad().reshape({-1}));
     at::Tensor got = at::cat(flat).contiguous();
     std::ofstream(fmt::format("{}/got{}.bin", base, step), std::ios::binary)

@@ -27,7 +27,7 @@ FigureData compression_time(const SystemResults& s, const std::vector<SystemResu
   FigureData f;
   std::string model;
   auto runs = runs_of(s, "compression", &model);
-  f.table.columns = {"method", "reps",       "median_s",      "low_s",
+  f.table.columns = {"method", "reps",       "median_s",     "low_s",
                      "high_s", "payload_MB", "time_vs_fp32", "payload_vs_fp32"};
   const TrainRun* fp32 = nullptr;
   for (const TrainRun* r : runs) {
@@ -39,12 +39,12 @@ FigureData compression_time(const SystemResults& s, const std::vector<SystemResu
   for (const TrainRun* r : runs) {
     const Repeated t = repeated_time(s, *r);
     const double ratio = fp32 != nullptr ? ratio_within_rounds(t, reference) : std::nan("");
-    f.table.rows.push_back({method_label(*r), t.reps, t.median_s, t.low_s, t.high_s,
-                            payload_mb(*r), ratio, payload_mb(*r) / reference_mb});
+    f.table.rows.push_back({method_label(*r), t.reps, t.median_s, t.low_s, t.high_s, payload_mb(*r),
+                            ratio, payload_mb(*r) / reference_mb});
     if (r == fp32 || std::isnan(ratio)) continue;
-    const std::string words = fmt::format("{} ({}x the time, {}x the bytes)", method_label(*r),
-                                          short_number(ratio),
-                                          short_number(payload_mb(*r) / reference_mb));
+    const std::string words =
+        fmt::format("{} ({}x the time, {}x the bytes)", method_label(*r), short_number(ratio),
+                    short_number(payload_mb(*r) / reference_mb));
     if (!stands_out(t, reference)) {
       level.push_back(words);
     } else {
@@ -63,7 +63,9 @@ FigureData compression_time(const SystemResults& s, const std::vector<SystemResu
         "The uncompressed baseline (bucketed) was not measured in this group: no ratios.");
     return f;
   }
-  auto list = [](const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, "; ")); };
+  auto list = [](const std::vector<std::string>& v) {
+    return fmt::format("{}", fmt::join(v, "; "));
+  };
   if (!faster.empty()) {
     f.sentences.push_back(fmt::format(
         "Faster than bucketed in float32, out of the noise: {}. Here, sending less paid.",

@@ -36,8 +36,8 @@ std::vector<double> time_at_evaluations(const TrainRun& r) {
 FigureData compression_accuracy(const SystemResults& s, const std::vector<SystemResults>&) {
   FigureData f;
   auto runs = runs_with(s, "compression", "lenet5");
-  f.table.columns = {"method", "epochs", "iterations", "final_accuracy", "train_s",
-                     "time_to_target_s"};
+  f.table.columns = {"method",         "epochs",  "iterations",
+                     "final_accuracy", "train_s", "time_to_target_s"};
   Table curves, losses;
   curves.columns = {"method", "train_s", "test_accuracy"};
   losses.columns = {"method", "iteration", "loss"};

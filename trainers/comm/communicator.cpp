@@ -1,5 +1,7 @@
 #include "comm/communicator.h"
 
+#include <ATen/ATen.h>
+
 #include <fmt/core.h>
 
 #include <algorithm>

@@ -17,6 +17,7 @@ std::vector<std::string> allgather_text(Communicator& comm, const std::string& t
   at::Tensor all = at::empty({comm.size() * longest}, at::kByte);
   comm.allgather(mine, all);
   std::vector<std::string> texts;
+  texts.reserve(comm.size());
   const auto* bytes = reinterpret_cast<const char*>(all.data_ptr<uint8_t>());
   for (int r = 0; r < comm.size(); ++r) {
     texts.emplace_back(bytes + r * longest, static_cast<size_t>(lengths[r].item<int64_t>()));

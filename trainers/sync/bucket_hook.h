@@ -14,9 +14,9 @@
 namespace dtbench {
 
 struct GradBucket {
-  size_t index = 0;                // its place in launch order
-  at::Tensor buffer;               // flat, the bucket's gradients one after another
-  std::vector<at::Tensor> grads;   // views into buffer, each in its parameter's shape
+  size_t index = 0;               // its place in launch order
+  at::Tensor buffer;              // flat, the bucket's gradients one after another
+  std::vector<at::Tensor> grads;  // views into buffer, each in its parameter's shape
 };
 
 class BucketHook {

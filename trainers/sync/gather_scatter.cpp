@@ -1,6 +1,8 @@
 // gather_scatter: the course's first method. Every rank's tensor is gathered on rank 0, which
 // sums them and scatters a copy of the sum to every rank. Rank 0 receives and sends (n-1)S;
 // the others send S and receive S; rank 0's link carries everything, so it is the bottleneck.
+#include <ATen/ATen.h>
+
 #include "sync/strategies.h"
 
 namespace dtbench {

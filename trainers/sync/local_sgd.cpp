@@ -14,8 +14,7 @@ namespace {
 
 class LocalSgd : public GradSync {
  public:
-  explicit LocalSgd(const SyncOptions& options)
-      : period_(options.local_sgd_period) {
+  explicit LocalSgd(const SyncOptions& options) : period_(options.local_sgd_period) {
     require(period_ >= 1, "--local-sgd-period must be at least 1");
     require(options.aggregate == Aggregate::mean,
             "local_sgd averages parameters: --aggregate sum does not apply");

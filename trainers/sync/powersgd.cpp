@@ -120,6 +120,7 @@ class PowerSgdHook : public BucketHook {
 
     if (!uncompressed.empty()) {
       std::vector<at::Tensor> flat;
+      flat.reserve(uncompressed.size());
       for (const auto& t : uncompressed) flat.push_back(t.reshape({-1}));
       at::Tensor memory = at::cat(flat);
       if (memory.numel() > 0) comm.allreduce(memory);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
@@ -341,7 +342,7 @@ Evaluation Trainer::evaluate(int64_t epoch, int64_t iterations_done) {
   Evaluation e{epoch,
                iterations_done,
                totals[0].item<double>() / static_cast<double>(limit),
-               static_cast<int64_t>(totals[1].item<double>() + 0.5),
+               std::llround(totals[1].item<double>()),
                limit,
                0};
   e.accuracy = static_cast<double>(e.correct) / static_cast<double>(e.total);
