@@ -35,7 +35,8 @@ help:
 	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose)"
 	@echo "make cluster-up    the emulated 4-host cluster (root): hosts/netns-4; cluster-down, -status"
 	@echo "make format        clang-format every source file; format-check only checks"
-	@echo "make tidy          clang-tidy (.clang-tidy's checks) on every .cpp, or TIDY_FILES=..."
+	@echo "make tidy          clang-tidy (.clang-tidy's checks) on every .cpp, or TIDY_FILES=...;"
+	@echo "                   files unchanged since found clean (tools/tidy-clean.txt) are skipped"
 
 setup:
 	$(SUDO) apt-get update -q
@@ -79,14 +80,12 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(SOURCES) && echo "clang-format: all $(words $(SOURCES)) files clean"
 
-# clang-tidy reads a compilation database configured without gcc's precompiled header.
-TIDY_FILES ?= $(shell git ls-files '*.cpp')
-tidy: SHELL := /bin/bash
+# clang-tidy reads a compilation database configured without gcc's precompiled header;
+# tools/tidy.py skips the files whose exact input was found clean before (tools/tidy-clean.txt).
+TIDY_FILES ?=
 tidy:
 	@cmake -S . -B $(BUILD_DIR)/tidy -DCMAKE_BUILD_TYPE=Release -DDTBENCH_PCH=OFF >/dev/null
-	@printf '%s\n' $(TIDY_FILES) | xargs -P $(JOBS) -n 1 clang-tidy -p $(BUILD_DIR)/tidy --quiet \
-	  2>&1 | grep -v '^[0-9]* warnings\? generated\.$$'; test $${PIPESTATUS[1]} -eq 0 \
-	  && echo "clang-tidy: all $(words $(TIDY_FILES)) files clean"
+	@tools/tidy.py $(BUILD_DIR)/tidy $(JOBS) $(TIDY_FILES)
 
 clean:
 	rm -rf $(BUILD_DIR)

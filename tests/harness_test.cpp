@@ -497,7 +497,7 @@ TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
     EXPECT_TRUE(ids.insert(f.id).second) << f.id;
     EXPECT_TRUE(std::filesystem::exists(kSource + "/report/figures/" + f.id + ".gp")) << f.id;
   }
-  EXPECT_EQ(ids.size(), 16u);
+  EXPECT_EQ(ids.size(), 18u);
 }
 
 }  // namespace
