@@ -5,10 +5,11 @@
 # section is in the PDF's text, the CSVs hold the statistics recomputed here from the raw
 # samples, older results still read, two systems give the comparison, a corrupt result is
 # named and skipped, no results is one line and exit 2. OVERLAP, the overlap matrix on the
-# emulated cluster (results/reference/), gives figure 15 on its own.
-#   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP
+# emulated cluster (results/reference/), gives figure 15 on its own; COMPRESSION, the compression
+# matrix on hosts/local (results/reference/), gives figures 17 and 18.
+#   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION
 set -uo pipefail
-dtbench=$1 local=$2 netns=$3 overlap=$4
+dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -93,6 +94,17 @@ for system in systems:
 sys.exit(0 if checked == len(rows) and checked > 0 else 1)
 PY
 check "fig01 CSV = statistics recomputed from the raw samples" test $? -eq 0
+
+"$dtbench" report "$compression" -o "$work/compression/group.pdf" >/dev/null 2>&1
+check "the compression matrix gives figures 17 and 18" \
+  test -s "$work/compression/figures/fig17_compression.pdf" -a \
+       -s "$work/compression/figures/fig18_compression_accuracy.pdf"
+check "figure 17: five methods, the payload of each against float32's" \
+  test "$(tail -n +2 "$work/compression/data/fig17_compression.csv" | wc -l)" -eq 5
+check "figure 17: fp16 hands over half of float32's payload" \
+  grep -Eq '^fp16,.*,0\.5,?$|^fp16,.*,0\.5$' "$work/compression/data/fig17_compression.csv"
+check "figure 18: a target accuracy, the time to it, who got there first" \
+  grep -q "got there first" "$work/compression/report.md"
 
 # One system: no comparison, and said so.
 "$dtbench" report "$local" -o "$work/one/group.pdf" >/dev/null 2>&1
