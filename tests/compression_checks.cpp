@@ -38,15 +38,7 @@ class Stepper {
   }
 
   std::vector<at::Tensor> step(const std::vector<at::Tensor>& grads) {
-    for (auto& p : params_) {
-      if (p.grad().defined()) p.mutable_grad().zero_();
-    }
-    sync_->before_forward();
-    at::Tensor loss = at::zeros({}, at::kFloat);
-    for (size_t i = 0; i < params_.size(); ++i) loss = loss + (params_[i] * grads[i]).sum();
-    sync_->before_backward(loss);
-    loss.backward();
-    sync_->finish();
+    step_with(*sync_, params_, grads);
     std::vector<at::Tensor> applied;
     for (auto& p : params_) applied.push_back(p.grad().clone());
     sync_->after_step();

@@ -54,6 +54,19 @@ double relative_error(const std::vector<at::Tensor>& params, int n, int step, Ag
 
 }  // namespace
 
+bool step_with(GradSync& sync, std::vector<at::Tensor>& params,
+               const std::vector<at::Tensor>& grads) {
+  for (auto& p : params) {
+    if (p.grad().defined()) p.mutable_grad().zero_();
+  }
+  sync.before_forward();
+  at::Tensor loss = at::zeros({}, at::kFloat);
+  for (size_t i = 0; i < params.size(); ++i) loss = loss + (params[i] * grads[i]).sum();
+  sync.before_backward(loss);
+  loss.backward();
+  return sync.finish();
+}
+
 double strategy_error(Communicator& comm, const std::string& name, SyncMode mode,
                       Aggregate aggregate, const Shapes& shapes, double bucket_mb) {
   SyncOptions options;
@@ -73,17 +86,12 @@ double strategy_error(Communicator& comm, const std::string& name, const SyncOpt
   sync->setup(params, comm);
   double worst = 0;
   for (int step = 0; step < 2; ++step) {
-    for (auto& p : params) {
-      if (p.grad().defined()) p.mutable_grad().zero_();
+    std::vector<at::Tensor> grads;
+    grads.reserve(shapes.size());
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      grads.push_back(seeded_gradient(comm.rank(), step, i, shapes[i]));
     }
-    sync->before_forward();
-    at::Tensor loss = at::zeros({}, at::kFloat);
-    for (size_t i = 0; i < params.size(); ++i) {
-      loss = loss + (params[i] * seeded_gradient(comm.rank(), step, i, shapes[i])).sum();
-    }
-    sync->before_backward(loss);
-    loss.backward();
-    bool applied = sync->finish();
+    bool applied = step_with(*sync, params, grads);
     bool stale = mode == SyncMode::stale;
     if (applied != (!stale || step > 0)) return -1;
     // Stale mode applies the previous step's aggregate.

@@ -30,6 +30,11 @@ double strategy_error(Communicator& comm, const std::string& name, SyncMode mode
 double strategy_error(Communicator& comm, const std::string& name, const SyncOptions& options,
                       const Shapes& shapes);
 
+// One step of sync on params: each gets the gradient grads[i] through backward (so that overlap
+// mode's hooks fire), then finish() runs; returns what finish() answered.
+bool step_with(GradSync& sync, std::vector<at::Tensor>& params,
+               const std::vector<at::Tensor>& grads);
+
 // The gradient rank r produces for tensor i at step s: values in [-1, 1).
 at::Tensor seeded_gradient(int r, int s, size_t i, const std::vector<int64_t>& shape);
 

@@ -44,6 +44,14 @@ std::vector<std::string> synchronising_strategies() {
   return names;
 }
 
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = a.size() == b.size() ? 0 : 1e9;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    worst = std::max(worst, std::abs(a[i] - b[i]));
+  }
+  return worst;
+}
+
 std::vector<std::string> lossy_training_problems(Communicator& comm, const std::string& data_dir) {
   std::vector<std::string> problems;
   const TrainConfig base = tiny_lenet_config(data_dir);
@@ -52,11 +60,7 @@ std::vector<std::string> lossy_training_problems(Communicator& comm, const std::
   every_step.local_sgd_period = 1;
   every_step.topk_fraction = 1;
   for (const char* name : {"local_sgd", "topk"}) {
-    const auto losses = losses_with(comm, every_step, name, "", 6);
-    double worst = losses.size() == reference.size() ? 0 : 1e9;
-    for (size_t i = 0; i < std::min(losses.size(), reference.size()); ++i) {
-      worst = std::max(worst, std::abs(losses[i] - reference[i]));
-    }
+    const double worst = max_difference(losses_with(comm, every_step, name, "", 6), reference);
     if (worst > 1e-4) {
       problems.push_back(fmt::format("{}: losses differ from allreduce's by {}", name, worst));
     }

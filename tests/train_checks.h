@@ -17,6 +17,9 @@ TrainConfig tiny_lenet_config(const std::string& data_dir);
 std::vector<double> losses_with(Communicator& comm, TrainConfig config, const std::string& sync,
                                 const std::string& mode, int iterations);
 
+// The largest |a[i] - b[i]|; 1e9 when the lengths differ.
+double max_difference(const std::vector<double>& a, const std::vector<double>& b);
+
 // The strategies whose losses must match the single-process run (every one but none and the
 // lossy ones).
 std::vector<std::string> synchronising_strategies();

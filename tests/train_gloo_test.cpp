@@ -33,14 +33,6 @@ class GlooTraining : public ::testing::Test {
   TempDir dir_;
 };
 
-double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double worst = a.size() == b.size() ? 0 : 1e9;
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    worst = std::max(worst, std::abs(a[i] - b[i]));
-  }
-  return worst;
-}
-
 TEST_F(GlooTraining, EveryStrategyMatchesTheSingleProcessLosses) {
   auto self = make_self_communicator();
   auto single = losses_with(*self, tiny_lenet_config(dir_.path()), "none", "", 6);

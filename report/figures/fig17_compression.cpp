@@ -39,12 +39,13 @@ FigureData compression_time(const SystemResults& s, const std::vector<SystemResu
   for (const TrainRun* r : runs) {
     const Repeated t = repeated_time(s, *r);
     const double ratio = fp32 != nullptr ? ratio_within_rounds(t, reference) : std::nan("");
-    f.table.rows.push_back({method_label(*r), t.reps, t.median_s, t.low_s, t.high_s, payload_mb(*r),
-                            ratio, payload_mb(*r) / reference_mb});
+    const double payload = payload_mb(*r);
+    f.table.rows.push_back({method_label(*r), t.reps, t.median_s, t.low_s, t.high_s, payload, ratio,
+                            payload / reference_mb});
     if (r == fp32 || std::isnan(ratio)) continue;
     const std::string words =
         fmt::format("{} ({}x the time, {}x the bytes)", method_label(*r), short_number(ratio),
-                    short_number(payload_mb(*r) / reference_mb));
+                    short_number(payload / reference_mb));
     if (!stands_out(t, reference)) {
       level.push_back(words);
     } else {

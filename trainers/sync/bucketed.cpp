@@ -19,7 +19,6 @@ struct Bucket {
   std::vector<size_t> params;    // indices into the parameter list
   std::vector<int64_t> offsets;  // where each lives in buffer
   size_t arrived = 0;
-  bool launched = false;
   std::unique_ptr<Request> request;  // without a hook
 };
 
@@ -58,9 +57,7 @@ class BucketedSync : public GradSync {
     } else {
       launch_full_buckets();
       // A bucket still waiting (a parameter unused in this step's graph) goes as it is.
-      for (size_t b = 0; b < buckets_.size(); ++b) {
-        if (!buckets_[b].launched) launch(b);
-      }
+      while (next_ < buckets_.size()) launch(next_++);
       if (worker_) worker_->wait_idle();
       for (auto& bucket : buckets_) {
         if (bucket.request) bucket.request->wait();
@@ -140,7 +137,6 @@ class BucketedSync : public GradSync {
 
   void launch(size_t b) {
     Bucket& bucket = buckets_[b];
-    bucket.launched = true;
     if (hook_) {
       worker_->submit([this, b] { hook_->run(buckets_[b].flat, *comm_); });
     } else {
@@ -161,7 +157,6 @@ class BucketedSync : public GradSync {
         }
       }
       bucket.arrived = 0;
-      bucket.launched = false;
       bucket.request.reset();
     }
     next_ = 0;
