@@ -65,12 +65,17 @@ const TrainData& data_for(const std::string& dataset, const Options& options) {
   return cache.emplace(dataset, std::move(data)).first->second;
 }
 
-void train_benchmark(benchmark::State& state, TrainConfig config, World& w,
+void train_benchmark(benchmark::State& state, const std::string& name, TrainConfig config, World& w,
                      const Options& options) {
   config.max_iters = kIterations;
   config.eval = false;
   config.threads = options.threads;
   config.log_interval = kIterations + 1;
+  if (!options.trace_dir.empty()) {
+    // One file per benchmark, named after it: "vgg11/allreduce/blocking/..." -> "vgg11-..."
+    config.trace = fmt::format("{}/{}.json", options.trace_dir,
+                               std::regex_replace(name, std::regex("[^A-Za-z0-9_.=-]+"), "-"));
+  }
   std::FILE* quiet = std::fopen("/dev/null", "w");
   Trainer trainer(config, data_for(config.dataset, options), *w.comm, quiet);
   RunRecord r = trainer.run();
@@ -170,7 +175,8 @@ void register_all(World& w, const Options& options, const std::string& filter) {
     if (!selected(name, filter)) continue;
     data_for(c.dataset, options);
     benchmark::RegisterBenchmark(
-        name.c_str(), [c, &w, &options](benchmark::State& s) { train_benchmark(s, c, w, options); })
+        name.c_str(),
+        [name, c, &w, &options](benchmark::State& s) { train_benchmark(s, name, c, w, options); })
         ->Iterations(kTimedLast - kTimedFirst + 1)
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);

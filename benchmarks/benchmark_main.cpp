@@ -80,6 +80,8 @@ Options parse_options(int* argc, char** argv, const char* program) {
   app.add_option("--threads", o.threads,
                  "bench_train: intra-op threads per rank (0: this host's CPUs / its ranks)")
       ->check(non_negative());
+  app.add_option("--trace", o.trace_dir,
+                 "bench_train: write each benchmark's Chrome trace here, as <name>.json");
   app.add_flag("--synthetic", o.synthetic,
                "bench_train: CIFAR-shaped random data instead of DATA_DIR (recorded)");
   std::string fault;

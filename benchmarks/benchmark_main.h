@@ -27,6 +27,7 @@ struct Options {
   std::string data_dir;
   int threads = 0;  // bench_train: intra-op threads per rank (0: the trainer's default)
   std::string hosts;
+  std::string trace_dir;  // bench_train: a Chrome trace per benchmark here (docs/traces.md)
 };
 Options parse_options(int* argc, char** argv, const char* program);
 

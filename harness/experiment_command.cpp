@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/allocator.h"
 
@@ -25,6 +26,11 @@ std::vector<std::string> train_args(const Experiment& e, const HostsFile& hosts,
                                     const CommandSettings& s, const std::string& result_path) {
   std::vector<std::string> args = {s.bin_dir + "/dtbench-train", "--data-dir", s.data_dir, "--out",
                                    result_path};
+  if (e.trace) {
+    args.insert(
+        args.end(),
+        {"--trace", (std::filesystem::path(result_path).parent_path() / "trace.json").string()});
+  }
   add_options(e, hosts, s, &args);
   return args;
 }

@@ -25,8 +25,8 @@ using ojson = nlohmann::ordered_json;
 // dtbench-train's own options (train_option_keys(), checked by its own parser) but those the
 // harness sets itself; python_ddp takes the same options for the ones baselines/python_ddp.py
 // has; collectives map to bench_collectives' and Google Benchmark's flags.
-const std::set<std::string> kHarnessSetTrainKeys = {"data_dir", "out", "master", "world_size",
-                                                    "rank"};
+const std::set<std::string> kHarnessSetTrainKeys = {"data_dir",   "out",  "master",
+                                                    "world_size", "rank", "trace"};
 const std::set<std::string> kPythonDdpKeys = {"model", "global_batch", "max_iters", "threads",
                                               "seed",  "bucket_mb",    "malloc"};
 const std::set<std::string> kCollectivesKeys = {"backend", "filter", "repetitions"};
@@ -52,8 +52,8 @@ const std::set<std::string>& binary_keys(const std::string& kind) {
 }
 
 const std::set<std::string> kHarnessKeys = {
-    "group",   "kind",      "ranks",           "time_limit_s",   "estimate_s",
-    "exclude", "link_rate", "bottleneck_host", "bottleneck_rate"};
+    "group",   "kind",      "ranks",           "time_limit_s",    "estimate_s",
+    "exclude", "link_rate", "bottleneck_host", "bottleneck_rate", "trace"};
 
 std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -111,6 +111,11 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
   e.network.link_rate = entry.value("link_rate", "");
   e.network.bottleneck_host = static_cast<int>(number("bottleneck_host", -1));
   e.network.bottleneck_rate = entry.value("bottleneck_rate", "");
+  if (entry.contains("trace")) {
+    require(entry["trace"].is_boolean() && e.kind == "train",
+            where + ": \"trace\" is true or false, for a training experiment");
+    e.trace = entry["trace"].get<bool>();
+  }
   require((e.network.bottleneck_host >= 0) == !e.network.bottleneck_rate.empty(),
           where + ": bottleneck_host and bottleneck_rate go together");
   const auto& keys = binary_keys(e.kind);
@@ -159,6 +164,7 @@ void name_experiment(Experiment& e) {
   nlohmann::json all = e.params;  // sorted by key
   all["ranks"] = e.ranks;
   if (!e.network.link_rate.empty()) all["link_rate"] = e.network.link_rate;
+  if (e.trace) all["trace"] = true;
   if (e.network.bottleneck_host >= 0) {
     all["bottleneck_host"] = e.network.bottleneck_host;
     all["bottleneck_rate"] = e.network.bottleneck_rate;
@@ -285,6 +291,7 @@ nlohmann::json Experiment::to_json() const {
                     {"bottleneck_host", network.bottleneck_host},
                     {"bottleneck_rate", network.bottleneck_rate}};
   }
+  if (trace) j["trace"] = true;
   return j;
 }
 

@@ -11,7 +11,8 @@
 // "repeat" asks for that many repetitions of every experiment, run in rounds (runner.h).
 // Harness keys: group, kind (train | collectives | python_ddp), ranks, time_limit_s (the
 // harness kills an experiment that runs longer), estimate_s, exclude and the network profile
-// link_rate, bottleneck_host, bottleneck_rate (emulated cluster only). Every other key is an
+// link_rate, bottleneck_host, bottleneck_rate (emulated cluster only), and trace (true: the
+// training run writes trace.json beside its result, docs/traces.md). Every other key is an
 // option of the experiment's binary (option_args); a training experiment takes dtbench-train's
 // options, checked by its own parser. docs/harness.md lists them.
 #include <nlohmann/json.hpp>
@@ -39,6 +40,7 @@ struct Experiment {
   double estimate_s = 60;
   nlohmann::json params = nlohmann::json::object();  // the binary's options, key -> scalar
   NetworkProfile network;
+  bool trace = false;  // --trace <its repetition's directory>/trace.json
 
   std::string dir() const;  // relative directory for its outputs: "<group>/<sanitised rest>"
   nlohmann::json to_json() const;

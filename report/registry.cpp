@@ -66,7 +66,8 @@ const std::vector<FigureSpec>& figure_registry() {
        "different machines?",
        "any matrix, on two or more systems (e.g. CI runners)", cross_hardware},
       {"fig17_compression", "Sending less: time and bytes",
-       "Do the communication-efficient methods (fp16, PowerSGD, top-k, local SGD) make an "
+       "Do the communication-efficient methods (fp16, PowerSGD, top-k, local SGD, hierarchical) "
+       "make an "
        "iteration faster, and how many bytes do they save?",
        "quick, standard (and on the emulated cluster at 1 Gbit/s and 100 Mbit/s)",
        compression_time},

@@ -185,6 +185,26 @@ std::vector<std::string> powersgd_problems(Communicator& comm) {
   return problems;
 }
 
+std::vector<std::string> hierarchical_problems(Communicator& comm) {
+  std::vector<std::string> problems;
+  Shapes shapes = awkward_shapes();
+  shapes.insert(shapes.end(), kShapes.begin(), kShapes.end());
+  for (int ranks_per_host : {0, 1, 2, 3}) {
+    for (SyncMode mode : {SyncMode::blocking, SyncMode::overlap}) {
+      for (Aggregate aggregate : {Aggregate::mean, Aggregate::sum}) {
+        SyncOptions options = options_for(mode, aggregate);
+        options.bucket_mb = 0.0005;  // several buckets
+        options.ranks_per_host = ranks_per_host;
+        const double error = strategy_error(comm, "hierarchical", options, shapes);
+        check(problems, error >= 0 && error <= 1e-6,
+              fmt::format("hierarchical {} {}, {} ranks per host: relative error {} (<= 1e-6)",
+                          to_string(mode), to_string(aggregate), ranks_per_host, error));
+      }
+    }
+  }
+  return problems;
+}
+
 std::vector<std::string> payload_problems(Communicator& comm) {
   std::vector<std::string> problems;
   const int n = comm.size();
@@ -233,6 +253,19 @@ std::vector<std::string> payload_problems(Communicator& comm) {
   local.local_sgd_period = 2;
   expect("local_sgd between averages", payload("local_sgd", local, 0), 0, 0);
   expect("local_sgd averaging", payload("local_sgd", local, 1), 4 * total, 4 * total);
+
+  // hierarchical, hosts of 2 ranks: a rank sends its buckets to its host's leader and receives
+  // the sum back; a leader receives from the others on its host, allreduces among the leaders
+  // if there are several hosts and broadcasts if it is not alone. The first step splits.
+  SyncOptions hierarchical = options_for(SyncMode::blocking);
+  hierarchical.ranks_per_host = 2;
+  const int64_t bytes = 4 * total, rank = comm.rank();
+  const int64_t on_host = std::min<int64_t>(2, n - rank / 2 * 2), hosts = (n + 1) / 2;
+  const int64_t between = hosts > 1 ? bytes : 0;
+  const bool leader = rank % 2 == 0;
+  expect("hierarchical", payload("hierarchical", hierarchical, 0),
+         leader ? between + (on_host > 1 ? bytes : 0) : bytes,
+         leader ? between + (on_host - 1) * bytes : bytes);
   return problems;
 }
 

@@ -7,6 +7,7 @@
 
 #include "compression_checks.h"
 #include "fixtures.h"
+#include "sync_checks.h"
 #include "thread_ranks.h"
 #include "train_checks.h"
 
@@ -33,6 +34,12 @@ TEST(GlooCompression, TopkOfAllIsExactAndErrorFeedbackSendsTheRest) {
 }
 TEST(GlooCompression, PowerSgdIsExactBeforeItsStartAndOnRankOneGradients) {
   expect_none_on_1_to_4_ranks(powersgd_problems);
+}
+TEST(GlooCompression, HierarchicalIsExactForEveryHostLayout) {
+  expect_none_on_1_to_4_ranks(hierarchical_problems);
+}
+TEST(GlooCommunicator, SplitsByColor) {
+  expect_none_on_1_to_4_ranks(split_problems);
 }
 TEST(GlooCompression, PayloadPerIterationMatchesEachFormula) {
   expect_none_on_1_to_4_ranks(payload_problems);

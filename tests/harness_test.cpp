@@ -131,7 +131,9 @@ TEST(Matrix, TheCommittedMatricesLoadAndFitTheirHosts) {
                           "bottleneck_compute", "bottleneck_link", "scaling", "collectives"}) {
       EXPECT_EQ(groups.count(g), 1u) << g;
     }
-    if (std::string(name) != "smoke") EXPECT_EQ(groups.count("compression"), 1u);
+    if (std::string(name) != "smoke") {
+      EXPECT_EQ(groups.count("compression"), 1u);
+    }
     if (std::string(name) == "standard") standard = m.experiments.size();
     if (std::string(name) == "full") {
       EXPECT_EQ(m.experiments.size(), standard);  // the same experiments, in 3 rounds
@@ -142,6 +144,10 @@ TEST(Matrix, TheCommittedMatricesLoadAndFitTheirHosts) {
   check_matrix_fits(compression, local);
   check_matrix_fits(compression, netns);
   EXPECT_EQ(compression.experiments.size(), 10u);  // five methods, for time and for accuracy
+  Matrix hierarchical = load_matrix("hierarchical", kMatrices);
+  HostsFile two_by_two = read_hosts_file(kSource + "/hosts/netns-2x2");
+  check_matrix_fits(hierarchical, two_by_two);
+  check_matrix_fits(hierarchical, local);
 }
 
 TEST(Matrix, ExpandsArraysAsACartesianProductMinusExclusions) {
@@ -247,10 +253,9 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
     std::string path = write(dir, "bad.json", text);
     return user_error([&] { load_matrix(path, kMatrices); });
   };
-  EXPECT_THAT(
-      user_error([] { load_matrix("huge", kMatrices); }),
-      HasSubstr(
-          "unknown matrix 'huge' (known: compression, full, overlap, quick, smoke, standard)"));
+  EXPECT_THAT(user_error([] { load_matrix("huge", kMatrices); }),
+              HasSubstr("unknown matrix 'huge' (known: compression, full, hierarchical, overlap, "
+                        "quick, smoke, standard)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
               HasSubstr("entry 1: unknown key 'colour' for kind train"));
@@ -309,13 +314,38 @@ TEST(Matrix, MoreRanksThanSlotsIsAnError) {
               HasSubstr("asks for 4 ranks but two provides 2 slots"));
 }
 
+TEST(ExperimentCommand, TraceWritesTraceJsonBesideTheResult) {
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({"entries": [
+      {"group": "g", "model": "lenet5", "ranks": 2, "sync": "bucketed", "trace": true}]})");
+  Experiment e = load_matrix(path, kMatrices).experiments.at(0);
+  EXPECT_THAT(e.name, HasSubstr("trace=true"));
+  CommandSettings s;
+  s.bin_dir = "/b";
+  HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
+  auto argv = experiment_argv(e, local, s, "/out/rep-1/result.json.partial");
+  auto at = std::find(argv.begin(), argv.end(), "--trace");
+  ASSERT_NE(at, argv.end());
+  EXPECT_EQ(*(at + 1), "/out/rep-1/trace.json");
+  // The path is the harness's to choose; trace is a yes or no.
+  std::string bad = write(dir, "bad.json", R"({"entries": [
+      {"group": "g", "model": "lenet5", "trace": "/tmp/t.json"}]})");
+  EXPECT_THAT(user_error([&] { load_matrix(bad, kMatrices); }),
+              HasSubstr("\"trace\" is true or false"));
+}
+
 TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
   TempDir dir;
   std::string path = write(dir, "m.json", R"({"entries": [
       {"group": "g", "model": "lenet5", "eval": false, "ranks": 2, "bucket_mb": 0.5,
        "sync": "bucketed"}]})");
   Experiment e = load_matrix(path, kMatrices).experiments.at(0);
-  CommandSettings s{"mpirun", "/b", "/agent", "/data", 2, "/src/python_ddp.py"};
+  CommandSettings s;
+  s.bin_dir = "/b";
+  s.netns_agent = "/agent";
+  s.data_dir = "/data";
+  s.cores = 2;
+  s.python_ddp = "/src/python_ddp.py";
   HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
   auto argv = experiment_argv(e, local, s, "/out/result.json");
   std::vector<std::string> expected = {"mpirun",
@@ -356,7 +386,12 @@ TEST(ExperimentCommand, PythonDdpGetsTheSameHostsRanksAndData) {
   std::string path = write(dir, "m.json", R"({"entries": [
       {"group": "g", "kind": "python_ddp", "model": "lenet5", "ranks": 2, "malloc": "keep"}]})");
   Experiment e = load_matrix(path, kMatrices).experiments.at(0);
-  CommandSettings s{"mpirun", "/b", "/agent", "/data", 2, "/src/python_ddp.py"};
+  CommandSettings s;
+  s.bin_dir = "/b";
+  s.netns_agent = "/agent";
+  s.data_dir = "/data";
+  s.cores = 2;
+  s.python_ddp = "/src/python_ddp.py";
   HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
   std::string line =
       fmt::format("{}", fmt::join(experiment_argv(e, local, s, "/out/r.json", 4321), " "));

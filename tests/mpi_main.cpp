@@ -145,6 +145,12 @@ TEST(MpiCompression, TopkOfAllIsExactAndErrorFeedbackSendsTheRest) {
 TEST(MpiCompression, PowerSgdIsExactBeforeItsStartAndOnRankOneGradients) {
   expect_no_problems(powersgd_problems(*world));
 }
+TEST(MpiCompression, HierarchicalIsExactForEveryHostLayout) {
+  expect_no_problems(hierarchical_problems(*world));
+}
+TEST(MpiCommunicator, SplitsByColor) {
+  expect_no_problems(split_problems(*world));
+}
 TEST(MpiCompression, PayloadPerIterationMatchesEachFormula) {
   expect_no_problems(payload_problems(*world));
 }

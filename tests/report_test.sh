@@ -6,10 +6,11 @@
 # samples, older results still read, two systems give the comparison, a corrupt result is
 # named and skipped, no results is one line and exit 2. OVERLAP, the overlap matrix on the
 # emulated cluster (results/reference/), gives figure 15 on its own; COMPRESSION, the compression
-# matrix on hosts/local (results/reference/), gives figures 17 and 18.
-#   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION
+# matrix on hosts/local (results/reference/), gives figures 17 and 18; HIERARCHICAL, the
+# hierarchical matrix on the emulated cluster with 2 ranks per host, the bytes leaving each host.
+#   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL
 set -uo pipefail
-dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5
+dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5 hierarchical=$6
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -102,9 +103,13 @@ check "the compression matrix gives figures 17 and 18" \
 check "figure 17: five methods, the payload of each against float32's" \
   test "$(tail -n +2 "$work/compression/data/fig17_compression.csv" | wc -l)" -eq 5
 check "figure 17: fp16 hands over half of float32's payload" \
-  grep -Eq '^fp16,.*,0\.5,?$|^fp16,.*,0\.5$' "$work/compression/data/fig17_compression.csv"
+  grep -Eq '^fp16,([^,]*,){6}0\.5(,|$)' "$work/compression/data/fig17_compression.csv"
 check "figure 18: a target accuracy, the time to it, who got there first" \
   grep -q "got there first" "$work/compression/report.md"
+
+"$dtbench" report "$hierarchical" -o "$work/hierarchical/group.pdf" >/dev/null 2>&1
+check "figure 17 on 2 hosts of 2 ranks: hierarchical's bytes leaving each host, from the NICs" \
+  grep -Eq "hierarchical \([^)]*x the bytes leaving each host\)" "$work/hierarchical/report.md"
 
 # One system: no comparison, and said so.
 "$dtbench" report "$local" -o "$work/one/group.pdf" >/dev/null 2>&1

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "comm/text.h"
@@ -197,6 +198,38 @@ std::vector<std::string> typed_operation_problems(Communicator& comm) {
   if (values[0] != 1.0 + 1e-12 * n || values[1] != 0.0) {
     problems.push_back(
         fmt::format("max_over_ranks on rank {}: {} and {}", rank, values[0], values[1]));
+  }
+  return problems;
+}
+
+std::vector<std::string> split_problems(Communicator& comm) {
+  const int n = comm.size(), rank = comm.rank();
+  std::vector<std::string> problems;
+  auto complain = [&](const std::string& what) {
+    problems.push_back(fmt::format("rank {} of {}: {}", rank, n, what));
+  };
+  std::unique_ptr<Communicator> part = comm.split(rank % 2);
+  const int same_parity = (n - rank % 2 + 1) / 2;  // ranks 0, 2, .. or 1, 3, .. below n
+  if (!part || part->size() != same_parity || part->rank() != rank / 2) {
+    complain(fmt::format("parity part is rank {} of {}, not {} of {}", part ? part->rank() : -1,
+                         part ? part->size() : 0, rank / 2, same_parity));
+    return problems;
+  }
+  at::Tensor t = at::full({3}, rank + 1, at::kLong);
+  const Traffic before = comm.traffic();
+  part->allreduce(t);
+  const int64_t counted = comm.traffic().sent_bytes - before.sent_bytes;
+  int64_t want = 0;
+  for (int r = rank % 2; r < n; r += 2) want += r + 1;
+  if (t[0].item<int64_t>() != want) {
+    complain(fmt::format("parity allreduce gave {}, not {}", t[0].item<int64_t>(), want));
+  }
+  if (counted != (same_parity > 1 ? 3 * 8 : 0)) {
+    complain(fmt::format("the part's allreduce counted {} bytes in the whole", counted));
+  }
+  std::unique_ptr<Communicator> first = comm.split(rank == 0 ? 0 : -1);
+  if ((first != nullptr) != (rank == 0) || (first && first->size() != 1)) {
+    complain("only rank 0 should get a communicator, of size 1");
   }
   return problems;
 }

@@ -47,6 +47,11 @@ std::vector<std::pair<std::string, SyncMode>> all_strategy_modes();
 // doubles. Returns what went wrong, one line each; empty when all is right. Collective.
 std::vector<std::string> typed_operation_problems(Communicator& comm);
 
+// Communicator::split: by parity, each part ranked in order and summing its own ranks only,
+// its payload counted in the whole's traffic(); a negative color gets no communicator.
+// Returns what went wrong, one line each. Collective.
+std::vector<std::string> split_problems(Communicator& comm);
+
 // Whether a strategy runs over this backend and aggregate (c10d_ddp: Gloo, mean only).
 bool supports(const std::string& strategy, const std::string& backend, Aggregate aggregate);
 

@@ -1,5 +1,6 @@
 # Iteration time (bars, whiskers) and payload per rank and iteration (log scale) per method.
-# data: method,reps,median_s,low_s,high_s,payload_MB,time_vs_fp32,payload_vs_fp32
+# data: method,reps,median_s,low_s,high_s,payload_MB,time_vs_fp32,payload_vs_fp32,host_sent_MB,
+#       host_vs_fp32
 load figdir.'/common.gp'
 set multiplot layout 1, 2
 set offsets 0.6, 0.6, 0, 0

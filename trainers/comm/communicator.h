@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/trace_log.h"
 
 namespace dtbench {
 
@@ -53,6 +54,10 @@ class Communicator {
   // A new communicator over the same ranks whose operations never match this one's: lets
   // two threads run collectives side by side (collective; every rank must call it).
   virtual std::unique_ptr<Communicator> duplicate() = 0;
+  // Collective: a communicator over the ranks that pass the same color (>= 0), ranked in this
+  // one's rank order, whose operations never match this one's; nullptr for a negative color
+  // (MPI_Comm_split's MPI_UNDEFINED). Its payload counts into this communicator's traffic().
+  std::unique_ptr<Communicator> split(int color);
 
   // t = sum (or max) over ranks of t, on every rank.
   void allreduce(at::Tensor& t, ReduceOp op = ReduceOp::sum);
@@ -74,10 +79,14 @@ class Communicator {
   // Nonblocking allreduce(sum) of t in place.
   std::unique_ptr<Request> iallreduce(at::Tensor& t);
 
-  Traffic traffic() const { return {sent_.load(), received_.load()}; }
+  Traffic traffic() const { return {counts_->sent.load(), counts_->received.load()}; }
   // For traffic a library moves over this communicator's connections without these calls
   // (c10d::Reducer over the Gloo process group).
   void count_payload(int64_t sent, int64_t received) { count(sent, received); }
+  // Records each operation from here on, and its splits' (docs/traces.md), as a span in log:
+  // a blocking one from call to return, a nonblocking one (an async span) from launch until
+  // its wait() or test() sees it complete.
+  void trace_into(std::shared_ptr<TraceLog> log) { trace_ = std::move(log); }
 
  protected:
   virtual void do_allreduce(at::Tensor& t, ReduceOp op) = 0;
@@ -91,13 +100,26 @@ class Communicator {
   virtual std::unique_ptr<Request> do_isend(const at::Tensor& t, int peer, int tag) = 0;
   virtual std::unique_ptr<Request> do_irecv(at::Tensor& t, int peer, int tag) = 0;
   virtual std::unique_ptr<Request> do_iallreduce(at::Tensor& t) = 0;
+  // This rank's part of split(), called on every rank: the new communicator over `size` ranks
+  // in which it is `rank` (nullptr for a negative color), every rank of the same color calling
+  // it with the same size and serial (the split's place among this communicator's splits).
+  virtual std::unique_ptr<Communicator> do_split(int color, int rank, int size, int serial) = 0;
 
  private:
+  struct Counts {
+    std::atomic<int64_t> sent{0}, received{0};
+  };
   void count(int64_t sent, int64_t received) {
-    sent_ += sent;
-    received_ += received;
+    counts_->sent += sent;
+    counts_->received += received;
   }
-  std::atomic<int64_t> sent_{0}, received_{0};
+  // A span of operation `name` moving this rank's `bytes`; records nothing when not tracing.
+  ScopedSpan span(const char* name, int64_t bytes) const;
+  std::unique_ptr<Request> traced(std::unique_ptr<Request> request, const char* name,
+                                  int64_t bytes) const;
+  std::shared_ptr<Counts> counts_ = std::make_shared<Counts>();
+  std::shared_ptr<TraceLog> trace_;
+  int splits_ = 0;
 };
 
 // Collective: replaces each element of values by its maximum over ranks (carried as float64:

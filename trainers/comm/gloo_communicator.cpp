@@ -134,6 +134,13 @@ class GlooCommunicator : public Communicator {
     std::vector<at::Tensor> tensors{t};
     return std::make_unique<GlooRequest>(pg_->allreduce(tensors), tensors, rank_);
   }
+  std::unique_ptr<Communicator> do_split(int color, int rank, int size, int serial) override {
+    if (color < 0) return nullptr;
+    // The ranks of one color rendezvous under a prefix of their own.
+    auto prefixed =
+        c10::make_intrusive<c10d::PrefixStore>(fmt::format("split{}/{}", serial, color), store_);
+    return std::make_unique<GlooCommunicator>(prefixed, rank, size, timeout_, local_);
+  }
 
  private:
   c10::intrusive_ptr<c10d::Store> store_;

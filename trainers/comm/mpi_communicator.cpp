@@ -153,6 +153,12 @@ class MpiCommunicator : public Communicator {
     if (!progress_) progress_ = std::make_unique<MpiProgress>();
     return progress_->adopt(request, "MPI_Iallreduce");
   }
+  std::unique_ptr<Communicator> do_split(int color, int rank, int, int) override {
+    MPI_Comm part;
+    DTB_MPI_CHECK(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, rank, &part));
+    if (part == MPI_COMM_NULL) return nullptr;
+    return std::make_unique<MpiCommunicator>(part);
+  }
 
  private:
   MPI_Comm comm_;

@@ -37,6 +37,9 @@ class SelfCommunicator : public Communicator {
   std::unique_ptr<Request> do_iallreduce(at::Tensor&) override {
     return std::make_unique<DoneRequest>();
   }
+  std::unique_ptr<Communicator> do_split(int color, int, int, int) override {
+    return color < 0 ? nullptr : std::make_unique<SelfCommunicator>();
+  }
 };
 
 }  // namespace

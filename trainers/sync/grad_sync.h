@@ -36,6 +36,9 @@ struct SyncOptions {
   int64_t powersgd_start = 10;   // plain allreduce for the iterations before this one
   double topk_fraction = 0.01;   // top-k: the share of each bucket's elements sent
   int64_t local_sgd_period = 8;  // local SGD: parameters averaged every H steps
+  // hierarchical: consecutive blocks of this many ranks form a host (as mpirun fills a hosts
+  // file's slots); 0: ranks whose host names are the same.
+  int ranks_per_host = 0;
 };
 
 // What the trainer measured for a strategy that plans from time: when each parameter's

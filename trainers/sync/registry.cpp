@@ -27,12 +27,12 @@ const std::vector<SyncMode> kEveryMode = {SyncMode::blocking, SyncMode::overlap,
 
 // A compressing hook on the bucketed engine's buckets (bucket_hook.h).
 SyncSpec hooked(const char* name, const char* description,
-                std::unique_ptr<BucketHook> (*make_hook)(const SyncOptions&)) {
+                std::unique_ptr<BucketHook> (*make_hook)(const SyncOptions&), bool lossy = true) {
   return {name,
           description,
           [make_hook](const SyncOptions& o) { return make_hooked_bucket_sync(make_hook(o), o); },
           {SyncMode::overlap, SyncMode::blocking},
-          /*lossy=*/true};
+          lossy};
 }
 
 SyncSpec per_tensor(const char* name, const char* description, TensorSum sum) {
@@ -81,6 +81,10 @@ const std::vector<SyncSpec>& sync_registry() {
              "buckets as bucketed, each sending its --topk-fraction largest entries by "
              "allgather of (index, value), the rest kept as error feedback",
              make_topk_hook),
+      hooked("hierarchical",
+             "buckets as bucketed, each summed within the host to its first rank, allreduced "
+             "among those, broadcast within the host (hosts: --ranks-per-host or host names)",
+             make_hierarchical_hook, /*lossy=*/false),
       {"local_sgd",
        "no gradient moves: each rank steps alone, parameters averaged every "
        "--local-sgd-period steps",

@@ -82,6 +82,13 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
                  "local_sgd: average the parameters every H steps")
       ->capture_default_str()
       ->check(positive());
+  app.add_option("--ranks-per-host", c.ranks_per_host,
+                 "hierarchical: hosts are blocks of this many consecutive ranks (0: ranks with "
+                 "the same host name)")
+      ->capture_default_str()
+      ->check(non_negative());
+  app.add_option("--trace", c.trace,
+                 "Write a Chrome trace (Perfetto, chrome://tracing) of iterations 1..39 here");
   app.add_option("--master", c.master, "gloo without mpirun: rendezvous HOST:PORT of rank 0");
   app.add_option("--world-size", c.world_size, "gloo without mpirun: number of ranks")
       ->check(positive());

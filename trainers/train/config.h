@@ -25,6 +25,7 @@ struct TrainConfig {
   int64_t eval_limit = 0;  // 0: the whole test set
   int64_t eval_batch = 1000;
   std::string out;     // result record path
+  std::string trace;   // Chrome trace of the timed iterations, written by rank 0; "": none
   int world_size = 1;  // given for gloo without mpirun; afterwards what the communicator says
   int rank = 0;
   std::string master;  // gloo without mpirun: rank 0's HOST:PORT
@@ -37,6 +38,7 @@ struct TrainConfig {
   int64_t powersgd_start = SyncOptions{}.powersgd_start;
   double topk_fraction = SyncOptions{}.topk_fraction;
   int64_t local_sgd_period = SyncOptions{}.local_sgd_period;
+  int ranks_per_host = SyncOptions{}.ranks_per_host;
   int timeout_s = 300;
   std::string malloc_setting = "keep";  // keep | glibc: keep_freed_memory() or glibc's defaults
   int slow_rank = -1;                   // this rank does slow_ms of extra busy work per iteration

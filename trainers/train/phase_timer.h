@@ -1,9 +1,14 @@
 #pragma once
 // The one place where training time is measured. An iteration is cut into consecutive
-// phases by lap() calls, so the phases add up exactly to the iteration's wall time.
+// phases by lap() calls, so the phases add up exactly to the iteration's wall time. With a
+// TraceLog, each lap is also a span (category "phase") inside the iteration's span.
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "common/trace_log.h"
 
 namespace dtbench {
 
@@ -20,6 +25,11 @@ struct IterationTimes {
 class PhaseTimer {
  public:
   using Clock = std::chrono::steady_clock;
+  static_assert(std::is_same_v<Clock, TraceLog::Clock>);
+
+  PhaseTimer() = default;
+  // Traces iteration `iteration` into trace (when it is recording).
+  PhaseTimer(TraceLog* trace, int64_t iteration) : trace_(trace), iteration_(iteration) {}
 
   void start() {
     times_ = {};
@@ -29,10 +39,15 @@ class PhaseTimer {
   void lap(Phase phase) {
     auto now = Clock::now();
     times_.phase_s[static_cast<size_t>(phase)] += seconds(last_, now);
+    if (trace_ != nullptr)
+      trace_->span(kPhaseNames[static_cast<size_t>(phase)], "phase", last_, now);
     last_ = now;
   }
   IterationTimes finish() {
     times_.total_s = seconds(start_, last_);
+    if (trace_ != nullptr) {
+      trace_->span("iteration", "iteration", start_, last_, {{"iteration", iteration_}});
+    }
     return times_;
   }
 
@@ -42,6 +57,8 @@ class PhaseTimer {
   }
   Clock::time_point start_, last_;
   IterationTimes times_;
+  TraceLog* trace_ = nullptr;
+  int64_t iteration_ = 0;
 };
 
 }  // namespace dtbench

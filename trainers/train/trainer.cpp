@@ -14,6 +14,7 @@
 
 #include "comm/text.h"
 #include "common/error.h"
+#include "common/files.h"
 #include "common/host.h"
 #include "common/units.h"
 #include "data/preprocess.h"
@@ -61,6 +62,7 @@ SyncOptions sync_options(const TrainConfig& c, const SyncSpec& spec) {
   o.powersgd_start = c.powersgd_start;
   o.topk_fraction = c.topk_fraction;
   o.local_sgd_period = c.local_sgd_period;
+  o.ranks_per_host = c.ranks_per_host;
   require_mode(spec, o.mode);
   require(c.bucket_mb > 0, "--bucket-mb must be positive");
   return o;
@@ -125,6 +127,15 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
                                          fmt::format("rank {} on {}", comm.rank(), host_name()));
   control_ = comm.duplicate();
   broadcast_from_rank0(/*parameters=*/true, /*buffers=*/true);
+  if (!config_.trace.empty()) {
+    trace_ = std::make_shared<TraceLog>();
+    trace_->name_thread("training");
+    comm_.trace_into(trace_);
+    trace_hooks_.add(model_->parameters(), [log = trace_.get()](size_t i, const at::Tensor& g) {
+      log->instant("gradient ready", "backward", TraceLog::Clock::now(),
+                   {{"parameter", i}, {"bytes", g.numel() * g.element_size()}});
+    });
+  }
   sync_ = sync_spec.make(options);
   sync_->setup(model_->parameters(), comm_);
   if (sync_->plans_from_timeline()) {
@@ -136,7 +147,9 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
   }
 }
 
-Trainer::~Trainer() = default;
+Trainer::~Trainer() {
+  if (trace_) comm_.trace_into(nullptr);
+}
 
 void Trainer::broadcast_from_rank0(bool parameters, bool buffers) {
   torch::NoGradGuard no_grad;
@@ -170,6 +183,10 @@ RunRecord Trainer::run() {
   const int64_t steps = sampler.num_batches(batch);
   std::vector<double> own_times;
   std::vector<int64_t> own_faults;
+  if (trace_) {
+    control_->barrier();  // the ranks' clocks start together, to within the barrier's skew
+    trace_->set_origin(TraceLog::Clock::now());
+  }
 
   for (int64_t epoch = 1; epoch <= config_.epochs && !reached_max_iters(record); ++epoch) {
     sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
@@ -178,7 +195,11 @@ RunRecord Trainer::run() {
       inject_faults(static_cast<int64_t>(record.iterations.size()));
       double loss = 0;
       const int64_t faults_before = minor_faults();
-      IterationTimes t = train_step(epoch, sampler.batch(step - 1, batch), optimizer, &loss);
+      const auto iteration = static_cast<int64_t>(record.iterations.size());
+      if (trace_) trace_->set_recording(iteration >= kTimedFirst && iteration <= kTimedLast);
+      IterationTimes t =
+          train_step(epoch, iteration, sampler.batch(step - 1, batch), optimizer, &loss);
+      if (trace_) trace_->set_recording(false);
       own_faults.push_back(minor_faults() - faults_before);
       watchdog_->beat();
       own_times.push_back(t.total_s);
@@ -201,6 +222,7 @@ RunRecord Trainer::run() {
   }
   if (record.iterations.size() <= static_cast<size_t>(kTimedLast)) print_average(record.iterations);
 
+  if (trace_) write_trace();
   record.bucket_bytes = sync_->bucket_bytes();
   RankUsage mine;
   mine.rank = config_.rank;
@@ -235,9 +257,10 @@ double Trainer::reduce_across_ranks(IterationTimes& t, double loss) {
   return sum_tensor[0].item<double>() / n;
 }
 
-IterationTimes Trainer::train_step(int64_t epoch, const std::vector<int64_t>& indices,
+IterationTimes Trainer::train_step(int64_t epoch, int64_t iteration,
+                                   const std::vector<int64_t>& indices,
                                    torch::optim::Optimizer& optimizer, double* loss_value) {
-  PhaseTimer timer;
+  PhaseTimer timer(trace_.get(), iteration);
   timer.start();
   Batch b = make_batch(data_.train, indices, data_.spec->preprocess, /*train=*/true, config_.seed,
                        static_cast<uint64_t>(epoch - 1));
@@ -259,6 +282,24 @@ IterationTimes Trainer::train_step(int64_t epoch, const std::vector<int64_t>& in
   timer.lap(Phase::sync);
   *loss_value = loss.item<double>();
   return timer.finish();
+}
+
+void Trainer::write_trace() {
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& text : allgather_text(*control_, trace_->events(config_.rank).dump())) {
+    for (auto& e : nlohmann::json::parse(text)) events.push_back(std::move(e));
+  }
+  if (config_.rank != 0) return;
+  nlohmann::json trace = {{"traceEvents", std::move(events)},
+                          {"displayTimeUnit", "ms"},
+                          {"otherData",
+                           {{"model", config_.model},
+                            {"sync", config_.sync},
+                            {"mode", config_.mode},
+                            {"backend", config_.backend},
+                            {"ranks", config_.world_size},
+                            {"iterations", fmt::format("{}..{}", kTimedFirst, kTimedLast)}}}};
+  write_file_atomically(config_.trace, trace.dump());
 }
 
 void Trainer::plan_from_first_iteration() {

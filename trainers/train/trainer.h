@@ -6,10 +6,12 @@
 
 #include "comm/communicator.h"
 #include "common/fault_plan.h"
+#include "common/trace_log.h"
 #include "data/dataset.h"
 #include "data/datasets.h"
 #include "models/classifier.h"
 #include "sync/grad_sync.h"
+#include "sync/gradient_hooks.h"
 #include "train/config.h"
 #include "train/record.h"
 #include "train/timeline.h"
@@ -45,7 +47,7 @@ class Trainer {
   Classifier model() const { return model_; }
 
  private:
-  IterationTimes train_step(int64_t epoch, const std::vector<int64_t>& indices,
+  IterationTimes train_step(int64_t epoch, int64_t iteration, const std::vector<int64_t>& indices,
                             torch::optim::Optimizer& optimizer, double* loss);
   // Turns this rank's times into the world's (phase means, slowest total); returns the global
   // loss.
@@ -58,6 +60,8 @@ class Trainer {
   bool reached_max_iters(const RunRecord& record) const;
   void inject_faults(int64_t iteration);  // the test-only --fault kill:R / hang:R
   void print_average(const IterationLog& log) const;
+  // Gathers every rank's trace; rank 0 writes config_.trace (docs/traces.md). Collective.
+  void write_trace();
   template <typename... Args>
   void say(const char* format, const Args&... args) const;
 
@@ -72,6 +76,8 @@ class Trainer {
   std::unique_ptr<Watchdog> watchdog_;
   Timeline timeline_;                     // for a strategy that plans from time
   std::unique_ptr<GradientClock> clock_;  // set until the first iteration has run
+  std::shared_ptr<TraceLog> trace_;       // --trace: this rank's timed iterations
+  GradientHooks trace_hooks_;             // each gradient's arrival, into trace_
 };
 
 }  // namespace dtbench

@@ -1,0 +1,56 @@
+#pragma once
+// The cost model (docs/model.md): what each synchronisation method should cost, from a link's
+// latency and rate, the bytes each algorithm moves in each step, and when backward makes each
+// bucket's gradients ready. Small on purpose: every formula is one line a user can check by
+// hand against docs/strategies.md.
+#include <cstdint>
+#include <vector>
+
+namespace dtbench::model {
+
+// Hockney's model of one link: moving b bytes takes latency_s + b / bytes_per_s.
+struct Link {
+  double latency_s = 0;
+  double bytes_per_s = 1;
+  double time(double bytes) const { return latency_s + bytes / bytes_per_s; }
+};
+
+// One collective of S bytes per rank over n ranks whose every link is `link` (full duplex, one
+// link per rank). Each is the algorithm's steps times the time of the bytes one step puts on the
+// busiest link.
+// Ring allreduce: 2(n-1) steps of S/n: 2(n-1) a + 2(n-1)/n S/B.
+double ring_allreduce_s(int n, double bytes, const Link& link);
+// Gather to rank 0, then scatter from it: rank 0's link receives, then sends, (n-1) S:
+// 2 a + 2 (n-1) S/B.
+double gather_scatter_s(int n, double bytes, const Link& link);
+// Ring reduce to rank 0 then the sum passed round again (the course's ring_reduce): 2(n-1)
+// steps of the whole S: 2(n-1) (a + S/B).
+double chain_reduce_broadcast_s(int n, double bytes, const Link& link);
+// Allgather of every rank's S: (n-1) steps of S each around a ring: (n-1)(a + S/B).
+double ring_allgather_s(int n, double bytes, const Link& link);
+// Two levels (the hierarchical strategy): within each host of h ranks a reduce and a broadcast
+// over `inside` (2 (h-1) steps of S, a chain), and a ring allreduce among the H hosts' leaders
+// over `between`.
+double hierarchical_allreduce_s(int hosts, int per_host, double bytes, const Link& inside,
+                                const Link& between);
+
+// A bucket of the overlap engine: its bytes and when its last gradient is ready, in seconds
+// from the start of backward.
+struct Bucket {
+  double bytes = 0;
+  double ready_s = 0;
+};
+
+// Overlap: the buckets go out one after another on one link, each as soon as it is ready and the
+// one before has gone; `cost` is one bucket's time (e.g. a ring allreduce of its bytes). Returns
+// the synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
+// When every bucket finishes before the next is ready, only the last bucket's cost is exposed.
+template <typename Cost>
+double exposed_after_backward_s(const std::vector<Bucket>& buckets, double backward_s,
+                                const Cost& cost) {
+  double end = 0;
+  for (const Bucket& b : buckets) end = (b.ready_s > end ? b.ready_s : end) + cost(b.bytes);
+  return end > backward_s ? end - backward_s : 0;
+}
+
+}  // namespace dtbench::model

@@ -1,0 +1,62 @@
+// The cost model (model/cost_model.h) against the closed forms of docs/model.md.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "model/cost_model.h"
+
+namespace dtbench::model {
+namespace {
+
+const Link kGigabit{1e-4, 1.25e8};  // 0.1 ms, 1 Gbit/s
+constexpr double kVgg = 36.9e6;     // VGG-11's float32 gradient, bytes
+
+TEST(CostModel, RingAllreduceIsTwoNMinusOneLatenciesAndTwoNMinusOneOverNOfTheBytes) {
+  for (int n : {2, 4, 16, 1024}) {
+    const double a = kGigabit.latency_s, b = kGigabit.bytes_per_s;
+    EXPECT_NEAR(ring_allreduce_s(n, kVgg, kGigabit),
+                2.0 * (n - 1) * a + 2.0 * (n - 1) / n * kVgg / b, 1e-12)
+        << n;
+  }
+  EXPECT_EQ(ring_allreduce_s(1, kVgg, kGigabit), 0);
+  // 4 ranks at 1 Gbit/s: 1.5 x 36.9 MB in 0.443 s (the emulated cluster's bound).
+  EXPECT_NEAR(ring_allreduce_s(4, kVgg, kGigabit), 0.4428 + 6e-4, 1e-4);
+}
+
+TEST(CostModel, GatherScatterPutsTwoNMinusOneTimesTheBytesThroughRankZero) {
+  for (int n : {2, 4, 16}) {
+    EXPECT_NEAR(gather_scatter_s(n, kVgg, kGigabit),
+                2 * kGigabit.latency_s + 2.0 * (n - 1) * kVgg / kGigabit.bytes_per_s, 1e-12);
+  }
+  // It grows linearly with n; the ring tends to 2 S/B.
+  EXPECT_GT(gather_scatter_s(16, kVgg, kGigabit), 7 * ring_allreduce_s(16, kVgg, kGigabit));
+}
+
+TEST(CostModel, ChainsAndAllgatherMoveTheWholeTensorEveryStep) {
+  EXPECT_NEAR(chain_reduce_broadcast_s(4, kVgg, kGigabit), 6 * kGigabit.time(kVgg), 1e-12);
+  EXPECT_NEAR(ring_allgather_s(4, kVgg, kGigabit), 3 * kGigabit.time(kVgg), 1e-12);
+}
+
+TEST(CostModel, HierarchicalIsTheHostChainPlusTheLeadersRing) {
+  const Link loopback{1e-5, 2e9};
+  EXPECT_NEAR(hierarchical_allreduce_s(4, 1, kVgg, loopback, kGigabit),
+              ring_allreduce_s(4, kVgg, kGigabit), 1e-12);
+  EXPECT_NEAR(hierarchical_allreduce_s(2, 2, kVgg, loopback, kGigabit),
+              2 * loopback.time(kVgg) + 2 * kGigabit.time(kVgg / 2), 1e-12);
+}
+
+TEST(CostModel, FullOverlapLeavesOnlyTheLastBucketExposed) {
+  auto cost = [](double bytes) { return bytes / 1e9; };
+  // Each bucket is gone before the next is ready: only the last, ready as backward ends, shows.
+  std::vector<Bucket> spread = {{2e7, 0.1}, {2e7, 0.2}, {5e6, 0.3}};
+  EXPECT_NEAR(exposed_after_backward_s(spread, 0.3, cost), cost(5e6), 1e-12);
+  // Buckets ready faster than the link sends them queue up: all but what fit in backward shows.
+  std::vector<Bucket> bunched = {{2e8, 0.0}, {2e8, 0.0}, {2e8, 0.3}};
+  EXPECT_NEAR(exposed_after_backward_s(bunched, 0.3, cost), 0.6 - 0.3, 1e-12);
+  // Blocking is the limit of one bucket ready at the end: all of it exposed.
+  EXPECT_NEAR(exposed_after_backward_s({{6e8, 0.3}}, 0.3, cost), 0.6, 1e-12);
+  EXPECT_EQ(exposed_after_backward_s({}, 0.3, cost), 0);
+}
+
+}  // namespace
+}  // namespace dtbench::model
