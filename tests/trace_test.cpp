@@ -63,7 +63,9 @@ std::vector<json> events_where(const json& trace, int pid, const std::string& ph
   return found;
 }
 
-double end_of(const json& e) { return e.at("ts").get<double>() + e.at("dur").get<double>(); }
+double end_of(const json& e) {
+  return e.at("ts").get<double>() + e.at("dur").get<double>();
+}
 
 // Complete spans on one track either nest or follow each other; never overlap in part.
 void expect_nested(const json& trace, int pid) {
@@ -130,7 +132,8 @@ TEST(Trace, IsValidJsonWithATrackPerRankAndPhasesThatAddUpToTheMeasuredTimes) {
     expect_nested(run.trace, rank);
     bool named = false;
     for (const auto& m : events_where(run.trace, rank, "M")) {
-      if (m.at("name") == "process_name") named = m.at("args").at("name") == fmt::format("rank {}", rank);
+      if (m.at("name") == "process_name")
+        named = m.at("args").at("name") == fmt::format("rank {}", rank);
     }
     EXPECT_TRUE(named);
   }

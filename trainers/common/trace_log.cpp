@@ -58,8 +58,12 @@ void TraceLog::async_span(const std::string& name, const char* category, Clock::
                      {"ts", micros(begin)},
                      {"tid", track}});
   if (!args.is_null()) events_.back()["args"] = std::move(args);
-  events_.push_back(
-      {{"name", name}, {"cat", category}, {"ph", "e"}, {"id", id}, {"ts", micros(end)}, {"tid", track}});
+  events_.push_back({{"name", name},
+                     {"cat", category},
+                     {"ph", "e"},
+                     {"id", id},
+                     {"ts", micros(end)},
+                     {"tid", track}});
 }
 
 nlohmann::json TraceLog::events(int rank) const {
@@ -70,8 +74,11 @@ nlohmann::json TraceLog::events(int rank) const {
                  {"pid", rank},
                  {"tid", 0},
                  {"args", {{"name", fmt::format("rank {}", rank)}}}});
-  all.push_back(
-      {{"name", "process_sort_index"}, {"ph", "M"}, {"pid", rank}, {"tid", 0}, {"args", {{"sort_index", rank}}}});
+  all.push_back({{"name", "process_sort_index"},
+                 {"ph", "M"},
+                 {"pid", rank},
+                 {"tid", 0},
+                 {"args", {{"sort_index", rank}}}});
   for (size_t t = 0; t < track_names_.size(); ++t) {
     all.push_back({{"name", "thread_name"},
                    {"ph", "M"},

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -58,15 +58,15 @@ class TraceLog {
 // A span from construction to destruction, recorded if log is set and recording at the start.
 class ScopedSpan {
  public:
-  ScopedSpan(TraceLog* log, std::string name, const char* category,
-             nlohmann::json args = nullptr)
+  ScopedSpan(TraceLog* log, std::string name, const char* category, nlohmann::json args = nullptr)
       : log_(log != nullptr && log->recording() ? log : nullptr),
         name_(std::move(name)),
         category_(category),
         args_(std::move(args)),
         begin_(TraceLog::Clock::now()) {}
   ~ScopedSpan() {
-    if (log_ != nullptr) log_->span(name_, category_, begin_, TraceLog::Clock::now(), std::move(args_));
+    if (log_ != nullptr)
+      log_->span(name_, category_, begin_, TraceLog::Clock::now(), std::move(args_));
   }
   ScopedSpan(const ScopedSpan&) = delete;
   ScopedSpan& operator=(const ScopedSpan&) = delete;
