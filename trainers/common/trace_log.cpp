@@ -19,30 +19,27 @@ double TraceLog::micros(Clock::time_point t) const {
   return std::chrono::duration<double, std::micro>(t - origin_).count();
 }
 
+nlohmann::json& TraceLog::add_locked(const std::string& name, const char* category, const char* ph,
+                                     Clock::time_point at, int track, nlohmann::json args) {
+  events_.push_back(
+      {{"name", name}, {"cat", category}, {"ph", ph}, {"ts", micros(at)}, {"tid", track}});
+  if (!args.is_null()) events_.back()["args"] = std::move(args);
+  return events_.back();
+}
+
 void TraceLog::span(const std::string& name, const char* category, Clock::time_point begin,
                     Clock::time_point end, nlohmann::json args) {
   if (!recording_) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back({{"name", name},
-                     {"cat", category},
-                     {"ph", "X"},
-                     {"ts", micros(begin)},
-                     {"dur", micros(end) - micros(begin)},
-                     {"tid", track_locked()}});
-  if (!args.is_null()) events_.back()["args"] = std::move(args);
+  add_locked(name, category, "X", begin, track_locked(), std::move(args))["dur"] =
+      micros(end) - micros(begin);
 }
 
 void TraceLog::instant(const std::string& name, const char* category, Clock::time_point at,
                        nlohmann::json args) {
   if (!recording_) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back({{"name", name},
-                     {"cat", category},
-                     {"ph", "i"},
-                     {"s", "t"},
-                     {"ts", micros(at)},
-                     {"tid", track_locked()}});
-  if (!args.is_null()) events_.back()["args"] = std::move(args);
+  add_locked(name, category, "i", at, track_locked(), std::move(args))["s"] = "t";
 }
 
 void TraceLog::async_span(const std::string& name, const char* category, Clock::time_point begin,
@@ -51,19 +48,8 @@ void TraceLog::async_span(const std::string& name, const char* category, Clock::
   std::lock_guard<std::mutex> lock(mutex_);
   const int64_t id = ++async_ids_;
   const int track = track_locked();
-  events_.push_back({{"name", name},
-                     {"cat", category},
-                     {"ph", "b"},
-                     {"id", id},
-                     {"ts", micros(begin)},
-                     {"tid", track}});
-  if (!args.is_null()) events_.back()["args"] = std::move(args);
-  events_.push_back({{"name", name},
-                     {"cat", category},
-                     {"ph", "e"},
-                     {"id", id},
-                     {"ts", micros(end)},
-                     {"tid", track}});
+  add_locked(name, category, "b", begin, track, std::move(args))["id"] = id;
+  add_locked(name, category, "e", end, track, nullptr)["id"] = id;
 }
 
 nlohmann::json TraceLog::events(int rank) const {

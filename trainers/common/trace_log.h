@@ -44,6 +44,9 @@ class TraceLog {
 
  private:
   int track_locked();  // the calling thread's track; mutex_ held
+  // Appends an event with the fields every kind has (and args, unless null); mutex_ held.
+  nlohmann::json& add_locked(const std::string& name, const char* category, const char* ph,
+                             Clock::time_point at, int track, nlohmann::json args);
   double micros(Clock::time_point t) const;
 
   Clock::time_point origin_ = Clock::now();
@@ -63,7 +66,7 @@ class ScopedSpan {
         name_(std::move(name)),
         category_(category),
         args_(std::move(args)),
-        begin_(TraceLog::Clock::now()) {}
+        begin_(log_ != nullptr ? TraceLog::Clock::now() : TraceLog::Clock::time_point()) {}
   ~ScopedSpan() {
     if (log_ != nullptr)
       log_->span(name_, category_, begin_, TraceLog::Clock::now(), std::move(args_));
