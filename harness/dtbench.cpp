@@ -1,6 +1,7 @@
 // dtbench: the harness. `dtbench run` runs an experiment matrix over a hosts file; `dtbench
 // launch` runs any command the same way; `dtbench cluster up|down|status` manages the emulated
-// cluster; `dtbench report` builds the PDF report from results (docs/harness.md, docs/report.md).
+// cluster; `dtbench report` builds the PDF report from results; `dtbench predict` holds the
+// cost model against them (docs/harness.md, docs/report.md).
 #include <fmt/format.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -17,6 +18,8 @@
 #include "common/main_guard.h"
 #include "data/datasets.h"
 #include "report/document.h"
+#include "report/predict.h"
+#include "report/what_if.h"
 #include "runner.h"
 
 namespace {
@@ -94,6 +97,54 @@ void add_report(CLI::App& app, ReportOptions& o) {
       ->capture_default_str();
 }
 
+struct PredictOptions {
+  std::vector<std::string> dirs;
+  bool what_if = false;
+  WhatIfOptions scenario;
+};
+
+void add_predict(CLI::App& app, PredictOptions& o) {
+  auto* predict = app.add_subcommand(
+      "predict",
+      "The cost model against results (each experiment predicted, with its error), "
+      "or --what-if on clusters not here");
+  predict->add_option("dirs", o.dirs, "Results directories (each predicted on its own)");
+  predict->add_flag("--what-if", o.what_if,
+                    "Predict scaling efficiency per method on 2..--ranks ranks at each --gbit");
+  auto& w = o.scenario;
+  predict
+      ->add_option("--model", w.model,
+                   "vgg11, lenet5, resnet50, bert-base, or a parameter list file (--what-if)")
+      ->capture_default_str();
+  predict->add_option("--ranks", w.max_ranks, "The most ranks (--what-if)")->capture_default_str();
+  predict->add_option("--gbit", w.gbits, "Link rates in Gbit/s (--what-if)")
+      ->delimiter(',')
+      ->capture_default_str();
+  predict->add_option("--latency-us", w.latency_us, "Link latency (--what-if)")
+      ->capture_default_str();
+  predict->add_option("--profile", w.profile_dir,
+                      "Results with traced blocking runs of the model: its measured compute "
+                      "(vgg11: the committed emulated-cluster results by default)");
+  predict->add_option("--forward-s", w.forward_s, "One rank's forward, seconds (--what-if)");
+  predict->add_option("--backward-s", w.backward_s, "One rank's backward, seconds (--what-if)");
+  predict->add_option("--optimizer-s", w.optimizer_s, "One rank's optimizer step (--what-if)");
+  predict->add_option("-o,--output", w.output, "--what-if: draw the figure into this PDF");
+}
+
+// Each directory on its own: its network and compute are the model's inputs.
+int predict_command(const PredictOptions& o) {
+  if (o.what_if) return what_if_command(o.scenario);
+  require(!o.dirs.empty(), "dtbench predict needs a results directory (or --what-if)");
+  for (const auto& dir : o.dirs) {
+    Results results = load_results({dir});
+    for (const auto& w : results.warnings) fmt::print(stderr, "dtbench predict: {}\n", w);
+    for (const auto& system : results.systems) {
+      fmt::print("{}: {}", dir, prediction_text(predict_system(system)));
+    }
+  }
+  return 0;
+}
+
 void add_cluster(CLI::App& app, ClusterSpec& spec, std::string& hosts_out, bool& json) {
   auto* cluster = app.add_subcommand("cluster", "The emulated cluster (network namespaces)");
   cluster->require_subcommand(1);
@@ -165,6 +216,12 @@ int main(int argc, char** argv) {
     ReportOptions report;
     report.report_dir = DTBENCH_SOURCE_DIR "/report";
     add_report(app, report);
+    PredictOptions predict_options;
+    predict_options.scenario.shapes_dir = DTBENCH_SOURCE_DIR "/model/shapes";
+    predict_options.scenario.figures_dir = DTBENCH_SOURCE_DIR "/report/figures";
+    predict_options.scenario.default_profile_dir =
+        DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-vm";
+    add_predict(app, predict_options);
     ClusterSpec spec;
     std::string hosts_out;
     bool json = false;
@@ -183,6 +240,7 @@ int main(int argc, char** argv) {
       fmt::print("dtbench report: {} figures; {}\n", figures, report.output);
       return 0;
     }
+    if (app.got_subcommand("predict")) return predict_command(predict_options);
     return cluster_command(*app.get_subcommand("cluster"), spec, hosts_out, json);
   });
 }

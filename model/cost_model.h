@@ -26,6 +26,8 @@ double gather_scatter_s(int n, double bytes, const Link& link);
 // Ring reduce to rank 0 then the sum passed round again (the course's ring_reduce): 2(n-1)
 // steps of the whole S: 2(n-1) (a + S/B).
 double chain_reduce_broadcast_s(int n, double bytes, const Link& link);
+// Reduce to rank 0, then broadcast from it, each a binomial tree: 2 ceil(log2 n) (a + S/B).
+double tree_reduce_broadcast_s(int n, double bytes, const Link& link);
 // Allgather of every rank's S: (n-1) steps of S each around a ring: (n-1)(a + S/B).
 double ring_allgather_s(int n, double bytes, const Link& link);
 // Two levels (the hierarchical strategy): within each host of h ranks a reduce and a broadcast
@@ -33,6 +35,26 @@ double ring_allgather_s(int n, double bytes, const Link& link);
 // over `between`.
 double hierarchical_allreduce_s(int hosts, int per_host, double bytes, const Link& inside,
                                 const Link& between);
+
+// The link whose ring allreduce of S bytes over n ranks takes alpha + beta S (a straight line
+// fitted to a sweep of allreduce times): a = alpha / 2(n-1), B = 2(n-1) / (n beta).
+Link link_of_ring_fit(int n, double alpha_s, double beta_s_per_byte);
+
+// The straight line t = alpha + beta x through (x, t) points, least squares on relative errors
+// (each point weighted 1/t^2, so 4 KiB counts as much as 64 MiB). Needs 2 distinct x.
+struct Line {
+  double alpha = 0, beta = 0;
+};
+Line fit_line_relative(const std::vector<double>& x, const std::vector<double>& t);
+
+// A collective's time as a sweep measured it (bench_collectives): the times at the measured
+// sizes, straight lines between them, the last segment's slope beyond the largest and the first
+// size's time below the smallest. What a method that calls the collective pays for each tensor,
+// whatever algorithm the library chose and whatever the rank computes inside it.
+struct MeasuredCost {
+  std::vector<double> bytes, seconds;  // ascending sizes
+  double time(double b) const;
+};
 
 // A bucket of the overlap engine: its bytes and when its last gradient is ready, in seconds
 // from the start of backward.

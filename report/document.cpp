@@ -91,6 +91,21 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
 }
 
 // Every finished repetition's foreign load, steal and own CPU, the noisy ones flagged.
+// The traces of the experiments that wrote one ("trace": true in the matrix), linked.
+std::string traces_list(const SystemResults& s) {
+  std::string list;
+  for (const auto& r : s.runs) {
+    fs::path trace = fs::absolute(fs::path(r.dir) / "trace.json");
+    if (r.dir.empty() || !fs::exists(trace)) continue;
+    list += fmt::format("- {} (repetition {}): [trace.json](file://{})\n", r.name, r.repeat,
+                        trace.string());
+  }
+  if (list.empty()) return "";
+  return "Traces of the experiments that wrote one (Chrome trace-event JSON, one track per rank; "
+         "open in Perfetto or chrome://tracing; docs/traces.md):\n\n" +
+         list + "\n";
+}
+
 std::string conditions_section(const std::vector<SystemResults>& systems) {
   std::string text;
   for (size_t k = 0; k < systems.size(); ++k) {
@@ -118,6 +133,7 @@ std::string conditions_section(const std::vector<SystemResults>& systems) {
         noisy, list.size(), retried,
         unknown > 0 ? fmt::format(" {} have no record of it (older results).", unknown) : "",
         t.markdown(1000));
+    text += traces_list(systems[k]);
   }
   return text;
 }

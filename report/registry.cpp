@@ -74,6 +74,11 @@ const std::vector<FigureSpec>& figure_registry() {
       {"fig18_compression_accuracy", "Sending less: accuracy and time to accuracy",
        "What do they cost in accuracy, and which reaches a target accuracy first?",
        "quick, standard", compression_accuracy},
+      {"fig19_model", "Model vs measurement",
+       "Does what each method should cost (the cost model: its algorithm's steps and bytes on the "
+       "fitted link, overlapped with backward as its gradients become ready) match what it "
+       "measured, and where not, in which phase?",
+       "model (on the emulated cluster or a real one)", model_vs_measurement},
   };
   return registry;
 }

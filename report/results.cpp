@@ -105,6 +105,7 @@ void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
     run.name = e.at("name");
     run.kind = e.value("kind", "train");
     run.repeat = conditions.repeat;
+    run.dir = dir.string();
     run.conditions = conditions;
     run.params = e.value("params", nlohmann::json::object());
     run.ranks = e.value("ranks", 1);

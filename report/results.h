@@ -29,7 +29,8 @@ struct TrainRun {
   std::string group, name, kind;
   nlohmann::json params;  // the experiment's parameters (status.json)
   int ranks = 1;
-  int repeat = 1;  // the repetition (round) it ran in
+  int repeat = 1;   // the repetition (round) it ran in
+  std::string dir;  // the repetition's directory (result.json, trace.json when traced)
   Conditions conditions;
   std::string bottleneck_rate;  // "" unless the experiment shaped a bottleneck link
   int bottleneck_host = -1;     // the host whose link it shaped

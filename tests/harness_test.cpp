@@ -148,6 +148,18 @@ TEST(Matrix, TheCommittedMatricesLoadAndFitTheirHosts) {
   HostsFile two_by_two = read_hosts_file(kSource + "/hosts/netns-2x2");
   check_matrix_fits(hierarchical, two_by_two);
   check_matrix_fits(hierarchical, local);
+  // The model's matrix: blocking runs with traces (the compute profile) and the sweep the link
+  // is fitted to, beside the methods it predicts.
+  Matrix model = load_matrix("model", kMatrices);
+  check_matrix_fits(model, local);
+  check_matrix_fits(model, netns);
+  bool traced_blocking = false, sweep = false;
+  for (const auto& e : model.experiments) {
+    traced_blocking = traced_blocking || (e.trace && e.params.value("sync", "") == "allreduce");
+    sweep = sweep || e.kind == "collectives";
+  }
+  EXPECT_TRUE(traced_blocking);
+  EXPECT_TRUE(sweep);
 }
 
 TEST(Matrix, ExpandsArraysAsACartesianProductMinusExclusions) {
@@ -254,8 +266,8 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
     return user_error([&] { load_matrix(path, kMatrices); });
   };
   EXPECT_THAT(user_error([] { load_matrix("huge", kMatrices); }),
-              HasSubstr("unknown matrix 'huge' (known: compression, full, hierarchical, overlap, "
-                        "quick, smoke, standard)"));
+              HasSubstr("unknown matrix 'huge' (known: compression, full, hierarchical, model, "
+                        "overlap, quick, smoke, standard)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
               HasSubstr("entry 1: unknown key 'colour' for kind train"));
@@ -314,14 +326,24 @@ TEST(Matrix, MoreRanksThanSlotsIsAnError) {
               HasSubstr("asks for 4 ranks but two provides 2 slots"));
 }
 
+// Where the command tests put the binaries, agent, data and Python DDP script.
+CommandSettings test_settings() {
+  CommandSettings s;
+  s.bin_dir = "/b";
+  s.netns_agent = "/agent";
+  s.data_dir = "/data";
+  s.cores = 2;
+  s.python_ddp = "/src/python_ddp.py";
+  return s;
+}
+
 TEST(ExperimentCommand, TraceWritesTraceJsonBesideTheResult) {
   TempDir dir;
   std::string path = write(dir, "m.json", R"({"entries": [
       {"group": "g", "model": "lenet5", "ranks": 2, "sync": "bucketed", "trace": true}]})");
   Experiment e = load_matrix(path, kMatrices).experiments.at(0);
   EXPECT_THAT(e.name, HasSubstr("trace=true"));
-  CommandSettings s;
-  s.bin_dir = "/b";
+  CommandSettings s = test_settings();
   HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
   auto argv = experiment_argv(e, local, s, "/out/rep-1/result.json.partial");
   auto at = std::find(argv.begin(), argv.end(), "--trace");
@@ -340,12 +362,7 @@ TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
       {"group": "g", "model": "lenet5", "eval": false, "ranks": 2, "bucket_mb": 0.5,
        "sync": "bucketed"}]})");
   Experiment e = load_matrix(path, kMatrices).experiments.at(0);
-  CommandSettings s;
-  s.bin_dir = "/b";
-  s.netns_agent = "/agent";
-  s.data_dir = "/data";
-  s.cores = 2;
-  s.python_ddp = "/src/python_ddp.py";
+  CommandSettings s = test_settings();
   HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
   auto argv = experiment_argv(e, local, s, "/out/result.json");
   std::vector<std::string> expected = {"mpirun",
@@ -386,12 +403,7 @@ TEST(ExperimentCommand, PythonDdpGetsTheSameHostsRanksAndData) {
   std::string path = write(dir, "m.json", R"({"entries": [
       {"group": "g", "kind": "python_ddp", "model": "lenet5", "ranks": 2, "malloc": "keep"}]})");
   Experiment e = load_matrix(path, kMatrices).experiments.at(0);
-  CommandSettings s;
-  s.bin_dir = "/b";
-  s.netns_agent = "/agent";
-  s.data_dir = "/data";
-  s.cores = 2;
-  s.python_ddp = "/src/python_ddp.py";
+  CommandSettings s = test_settings();
   HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
   std::string line =
       fmt::format("{}", fmt::join(experiment_argv(e, local, s, "/out/r.json", 4321), " "));

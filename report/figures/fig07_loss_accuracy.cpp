@@ -2,6 +2,8 @@
 // drawn by fig07_loss_accuracy.gp.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/figures/common.h"
 #include "train/stats.h"
 
@@ -35,7 +37,14 @@ FigureData loss_accuracy(const SystemResults& s, const std::vector<SystemResults
   double lo = low < f.table.rows.size() ? f.table.number(low, "test_accuracy") : 1;
   double hi = high < f.table.rows.size() ? f.table.number(high, "test_accuracy") : 0;
   auto iterations = static_cast<int64_t>(f.table.number(0, "iterations"));
-  if (hi >= lo && hi - lo < 5e-4) {
+  const bool evaluated = std::any_of(
+      runs.begin(), runs.end(), [](const TrainRun* r) { return !r->record.evaluations.empty(); });
+  f.labels["evaluated"] = evaluated ? "1" : "0";
+  if (!evaluated) {
+    f.sentences.push_back(
+        "These runs did not evaluate the model on the test set (eval=false): only their "
+        "training loss is shown.");
+  } else if (hi >= lo && hi - lo < 5e-4) {
     f.sentences.push_back(fmt::format(
         "Every method reached the same test accuracy after {} iterations, {:.1f}%: they compute "
         "the same averaged gradient, up to the order of floating-point sums.",

@@ -8,7 +8,7 @@ namespace dtbench {
 
 void allgather_sum(at::Tensor& t, Communicator& comm) {
   at::Tensor flat = t.view({-1});
-  at::Tensor all = at::empty({comm.size() * flat.numel()}, flat.options());
+  at::Tensor all = reused_buffer(comm.size() * flat.numel(), flat.options());
   comm.allgather(flat, all);
   flat.copy_(all.view({comm.size(), -1}).sum(0));
 }

@@ -10,11 +10,20 @@ namespace dtbench {
 void gather_scatter_sum(at::Tensor& t, Communicator& comm) {
   const int n = comm.size(), root = 0;
   at::Tensor flat = t.view({-1});
-  at::Tensor gathered =
-      comm.rank() == root ? at::empty({n * flat.numel()}, flat.options()) : at::Tensor();
+  const int64_t count = flat.numel();
+  // Rank 0: the n gathered rows, then n copies of their sum, in one reused buffer.
+  at::Tensor buffer =
+      comm.rank() == root ? reused_buffer(2 * n * count, flat.options()) : at::Tensor();
+  at::Tensor gathered = comm.rank() == root ? buffer.narrow(0, 0, n * count) : at::Tensor();
   comm.gather(flat, gathered, root);
   at::Tensor copies;
-  if (comm.rank() == root) copies = gathered.view({n, -1}).sum(0).repeat({n});
+  if (comm.rank() == root) {
+    copies = buffer.narrow(0, n * count, n * count);
+    at::Tensor rows = copies.view({n, count});
+    at::Tensor sum = rows[0];
+    at::sum_out(sum, gathered.view({n, count}), /*dim=*/{0});
+    for (int r = 1; r < n; ++r) rows[r].copy_(sum);
+  }
   comm.scatter(copies, flat, root);
 }
 

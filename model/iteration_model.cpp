@@ -1,0 +1,130 @@
+#include "model/iteration_model.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+namespace dtbench::model {
+namespace {
+
+using TensorCost = std::function<double(int ranks, double bytes, const Link& link)>;
+
+// Each per-tensor strategy's algorithm (docs/strategies.md); the bucketed engines allreduce
+// their buckets on a ring.
+const std::map<std::string, TensorCost>& algorithms() {
+  static const std::map<std::string, TensorCost> table = {
+      {"none", [](int, double, const Link&) { return 0.0; }},
+      {"gather_scatter", gather_scatter_s},
+      {"reduce_broadcast", tree_reduce_broadcast_s},
+      {"allreduce", ring_allreduce_s},
+      {"allgather", ring_allgather_s},
+      {"ring_reduce", chain_reduce_broadcast_s},
+      {"ring_allreduce", ring_allreduce_s},
+      {"bucketed", ring_allreduce_s},
+      {"c10d_ddp", ring_allreduce_s},
+  };
+  return table;
+}
+
+bool bucketed_engine(const std::string& sync) {
+  return sync == "bucketed" || sync == "c10d_ddp";
+}
+
+// DDP's own plan (compute_bucket_assignment_by_size): reverse order, the first bucket up to
+// 1 MiB, the others up to the cap.
+std::vector<double> ddp_bucket_bytes(const std::vector<double>& tensor_bytes, double cap) {
+  std::vector<double> buckets;
+  double open = 0, limit = 1024.0 * 1024;
+  for (auto it = tensor_bytes.rbegin(); it != tensor_bytes.rend(); ++it) {
+    open += *it;
+    if (open >= limit) {
+      buckets.push_back(open);
+      open = 0, limit = cap;
+    }
+  }
+  if (open > 0) buckets.push_back(open);
+  return buckets;
+}
+
+}  // namespace
+
+bool modelled(const std::string& sync) {
+  return algorithms().count(sync) > 0;
+}
+
+double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link) {
+  auto it = algorithms().find(sync);
+  if (it == algorithms().end()) throw std::invalid_argument("no model for " + sync);
+  return it->second(ranks, bytes, link);
+}
+
+std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method) {
+  const size_t n = compute.tensor_bytes.size();
+  std::vector<Bucket> buckets;
+  if (!bucketed_engine(method.sync)) {
+    for (size_t i = n; i-- > 0;) buckets.push_back({compute.tensor_bytes[i], compute.ready_s[i]});
+    return buckets;
+  }
+  std::vector<double> sizes = method.bucket_bytes;
+  if (sizes.empty()) sizes = ddp_bucket_bytes(compute.tensor_bytes, method.bucket_cap_bytes);
+  size_t next = n;  // the parameters fill the buckets from the last one back
+  for (double size : sizes) {
+    Bucket b;
+    while (next > 0 && b.bytes < size) {
+      --next;
+      b.bytes += compute.tensor_bytes[next];
+      b.ready_s = std::max(b.ready_s, compute.ready_s[next]);
+    }
+    buckets.push_back(b);
+  }
+  if (next > 0) {  // buckets that do not cover every parameter: the rest goes last
+    Bucket rest;
+    while (next-- > 0) {
+      rest.bytes += compute.tensor_bytes[next];
+      rest.ready_s = std::max(rest.ready_s, compute.ready_s[next]);
+    }
+    buckets.push_back(rest);
+  }
+  return buckets;
+}
+
+Phases predict(const ComputeProfile& compute, const Method& method, const Link& link) {
+  if (!modelled(method.sync)) throw std::invalid_argument("no model for " + method.sync);
+  Phases p{compute.data_s, compute.forward_s, compute.backward_s, 0, compute.optimizer_s};
+  if (method.ranks <= 1) return p;
+  auto cost = [&](double bytes) {
+    return method.measured_cost ? method.measured_cost(bytes)
+                                : tensor_sync_s(method.sync, method.ranks, bytes, link);
+  };
+  const std::vector<Bucket> buckets = buckets_of(compute, method);
+  if (method.mode == "overlap") {
+    const double exposed = exposed_after_backward_s(buckets, compute.backward_s, cost);
+    // DDP's Reducer waits for its buckets inside backward's final callback.
+    (method.sync == "c10d_ddp" ? p.backward_s : p.sync_s) += exposed;
+    return p;
+  }
+  double all = 0;
+  for (const Bucket& b : buckets) all += cost(b.bytes);
+  // stale: step t's sums have the whole of step t+1 to finish, queued as backward t ends.
+  const double hidden = method.mode == "stale" ? p.total_s() : 0;
+  p.sync_s = std::max(0.0, all - hidden);
+  return p;
+}
+
+double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& link) {
+  const Phases compute_only{compute.data_s, compute.forward_s, compute.backward_s, 0,
+                            compute.optimizer_s};
+  if (ranks <= 1 || compute.tensor_bytes.empty()) return compute_only.total_s();
+  double end = 0;
+  for (size_t g = 0; g < compute.tensor_bytes.size(); ++g) {
+    double after = 0;  // every byte ready at or after gradient g: no plan sends it earlier
+    for (size_t h = 0; h < compute.tensor_bytes.size(); ++h) {
+      if (compute.ready_s[h] >= compute.ready_s[g]) after += compute.tensor_bytes[h];
+    }
+    end = std::max(end, compute.ready_s[g] + ring_allreduce_s(ranks, after, link));
+  }
+  return compute_only.total_s() + std::max(0.0, end - compute.backward_s);
+}
+
+}  // namespace dtbench::model

@@ -1,0 +1,61 @@
+#pragma once
+// One training iteration, predicted phase by phase (docs/model.md): the compute a rank does
+// (measured once, the same for every method), plus what each synchronisation method's
+// algorithm costs on the link, overlapped with backward as far as its gradients' ready times
+// and its buckets allow.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/cost_model.h"
+
+namespace dtbench::model {
+
+// What a rank computes in one iteration, whatever the method: the phases of a run that does
+// not overlap, and when each parameter's gradient is ready (seconds from the start of
+// backward), with its bytes. Parameters in the model's order (backward makes the last first).
+struct ComputeProfile {
+  double data_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
+  std::vector<double> tensor_bytes;
+  std::vector<double> ready_s;
+};
+
+// How a run synchronises: the strategy, its mode (blocking | overlap | stale), the ranks, and
+// for the bucketed engines their buckets in launch order (bytes; the record's bucket_bytes).
+struct Method {
+  std::string sync;
+  std::string mode = "blocking";
+  int ranks = 1;
+  double bucket_cap_bytes = 25.0 * 1024 * 1024;  // c10d_ddp's buckets are planned from it
+  std::vector<double> bucket_bytes;
+  // One tensor's (or bucket's) synchronisation as measured by a sweep of the collectives the
+  // method calls; empty: the algorithm's formula on the link (tensor_sync_s).
+  std::function<double(double bytes)> measured_cost;
+};
+
+// The five phases of the result record (docs/result-record.md).
+struct Phases {
+  double data_s = 0, forward_s = 0, backward_s = 0, sync_s = 0, optimizer_s = 0;
+  double total_s() const { return data_s + forward_s + backward_s + sync_s + optimizer_s; }
+};
+
+// The methods predict() knows; the others (the lossy ones) are not modelled.
+bool modelled(const std::string& sync);
+
+// One flat tensor of `bytes` summed across the ranks by the strategy's algorithm.
+double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link);
+
+// The buckets of a method with their ready times: per tensor (one per parameter) for the
+// per-tensor strategies, else the bucketed engines' buckets filled in reverse parameter order.
+std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method);
+
+// The iteration, phase by phase. std::invalid_argument for a method that is not modelled.
+Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
+
+// The best iteration any bucket plan could reach: the compute, plus the part of the
+// communication no plan can hide, max over gradients g of (r_g + the time to send every byte
+// ready at or after r_g as one ring allreduce) - backward, and at least the smallest last
+// bucket's cost.
+double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& link);
+
+}  // namespace dtbench::model

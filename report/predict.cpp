@@ -1,0 +1,370 @@
+#include "report/predict.h"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "cluster.h"
+#include "report/figures.h"
+#include "train/record.h"
+#include "train/stats.h"
+
+namespace dtbench {
+namespace {
+
+namespace fs = std::filesystem;
+using model::Phases;
+
+constexpr double kBytesPerMiB = 1024.0 * 1024;
+// TCP over Ethernet: 1448 bytes of payload in each 1514-byte frame that tc's rate counts.
+constexpr double kPayloadPerFrame = 1448.0 / 1514.0;
+
+std::array<double*, kPhaseCount> phases_of(Phases& p) {
+  return {&p.data_s, &p.forward_s, &p.backward_s, &p.sync_s, &p.optimizer_s};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? std::nan("") : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct LinkEstimate {
+  bool found = false;
+  model::Link link;
+  std::string source;
+};
+
+double set_rate_bytes_per_s(const std::string& rate) {
+  return parse_rate(rate) / 8 * kPayloadPerFrame;
+}
+
+// One collective's sweep: (bytes, seconds) of op over backend on this many ranks, by size.
+model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
+                             const std::string& backend, int ranks) {
+  std::map<double, double> by_size;
+  for (const auto& c : s.collectives) {
+    if (c.op == op && c.backend == backend && c.ranks == ranks) {
+      by_size[static_cast<double>(c.bytes)] = c.time_s;
+    }
+  }
+  model::MeasuredCost m;
+  for (const auto& [bytes, seconds] : by_size) {
+    m.bytes.push_back(bytes);
+    m.seconds.push_back(seconds);
+  }
+  return m;
+}
+
+// The backend's link: a ring allreduce's sweep read as a ring (the hand-written one, whose
+// algorithm is known; Gloo's own allreduce is a ring too), sizes from 4 KiB; else the emulated
+// cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
+LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
+                      const std::string& bottleneck_rate) {
+  LinkEstimate e;
+  for (const char* op : {"ring_allreduce", "allreduce"}) {
+    if (e.found || (std::string(op) == "allreduce" && backend != "gloo")) continue;
+    model::MeasuredCost sweep = sweep_of(s, op, backend, ranks);
+    std::vector<double> bytes, seconds;
+    for (size_t i = 0; i < sweep.bytes.size(); ++i) {
+      if (sweep.bytes[i] < 4096) continue;
+      bytes.push_back(sweep.bytes[i]);
+      seconds.push_back(sweep.seconds[i]);
+    }
+    if (bytes.size() < 2) continue;
+    model::Line line = model::fit_line_relative(bytes, seconds);
+    if (!(line.beta > 0)) continue;
+    e.link = model::link_of_ring_fit(ranks, std::max(0.0, line.alpha), line.beta);
+    e.found = true;
+    e.source = fmt::format("fitted to the {} {} sweep on {} ranks ({} sizes)", backend, op, ranks,
+                           bytes.size());
+  }
+  const auto& network = s.system.value("network", nlohmann::json::object());
+  if (!e.found && network.is_object() && network.contains("spec")) {
+    std::string rate = network["spec"].value("rate", "none");
+    if (rate != "none") {
+      e.link = {0, set_rate_bytes_per_s(rate)};
+      e.found = true;
+      e.source = fmt::format("the emulated cluster's set rate, {}, latency taken as 0", rate);
+    }
+  }
+  if (e.found && !bottleneck_rate.empty()) {
+    e.link.bytes_per_s = std::min(e.link.bytes_per_s, set_rate_bytes_per_s(bottleneck_rate));
+  }
+  return e;
+}
+
+// The collectives a per-tensor strategy calls for each tensor of S bytes, each with the size
+// its sweep is labelled by (allgather's is the gathered n S).
+struct Call {
+  std::string op;
+  bool times_ranks = false;
+};
+const std::map<std::string, std::vector<Call>>& calls_of() {
+  static const std::map<std::string, std::vector<Call>> table = {
+      {"gather_scatter", {{"gather_scatter"}}}, {"reduce_broadcast", {{"reduce"}, {"broadcast"}}},
+      {"allreduce", {{"allreduce"}}},           {"allgather", {{"allgather", true}}},
+      {"ring_reduce", {{"ring_reduce"}}},       {"ring_allreduce", {{"ring_allreduce"}}},
+  };
+  return table;
+}
+
+// The strategy's per-tensor cost from the sweeps of the collectives it calls, when every one
+// was swept on these ranks and backend (and no bottleneck changed the links since); else none.
+std::function<double(double)> measured_cost_of(const SystemResults& s, const TrainConfig& c,
+                                               const std::string& bottleneck_rate) {
+  auto it = calls_of().find(c.sync);
+  if (it == calls_of().end() || !bottleneck_rate.empty()) return {};
+  std::vector<std::pair<model::MeasuredCost, double>> parts;
+  for (const Call& call : it->second) {
+    model::MeasuredCost m = sweep_of(s, call.op, c.backend, c.world_size);
+    if (m.bytes.size() < 2) return {};
+    parts.emplace_back(std::move(m), call.times_ranks ? c.world_size : 1);
+  }
+  return [parts](double bytes) {
+    double t = 0;
+    for (const auto& [m, scale] : parts) t += m.time(bytes * scale);
+    return t;
+  };
+}
+
+// When each gradient is ready, as a fraction of its backward, from one trace: per parameter,
+// the mean over ranks and iterations. Empty when the file is missing or has no backward.
+struct ReadyFractions {
+  std::vector<double> sum, bytes;
+  std::vector<int> count;
+};
+
+void add_trace(const std::string& path, ReadyFractions& out) {
+  std::ifstream in(path);
+  if (!in) return;
+  nlohmann::json trace = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!trace.is_object() || !trace.contains("traceEvents")) return;
+  std::map<int, std::vector<std::pair<double, double>>> backward;  // rank -> [begin, end)
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") == "X" && e.value("name", "") == "backward") {
+      double ts = e.value("ts", 0.0);
+      backward[e.value("pid", 0)].emplace_back(ts, ts + e.value("dur", 0.0));
+    }
+  }
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") != "i" || e.value("name", "") != "gradient ready") continue;
+    const double ts = e.value("ts", 0.0);
+    const auto& args = e.value("args", nlohmann::json::object());
+    const size_t p = args.value("parameter", size_t{0});
+    for (const auto& [begin, end] : backward[e.value("pid", 0)]) {
+      if (ts < begin || ts > end || end <= begin) continue;
+      if (out.sum.size() <= p) {
+        out.sum.resize(p + 1);
+        out.bytes.resize(p + 1);
+        out.count.resize(p + 1);
+      }
+      out.sum[p] += (ts - begin) / (end - begin);
+      out.bytes[p] = args.value("bytes", 0.0);
+      ++out.count[p];
+    }
+  }
+}
+
+// The compute of runs like r (model, batch, ranks) that do not overlap: blocking mode, no
+// slowed rank, no bottleneck. Median over them of each phase; ready times from their traces.
+MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
+  MeasuredCompute e;
+  std::array<std::vector<double>, kPhaseCount> phase;
+  ReadyFractions ready;
+  int runs = 0;
+  for (const auto& other : s.runs) {
+    const TrainConfig& c = other.record.config;
+    if (other.kind != "train" || c.mode != "blocking" || c.slow_rank >= 0 ||
+        !other.bottleneck_rate.empty() || c.model != r.record.config.model ||
+        c.global_batch != r.record.config.global_batch ||
+        c.world_size != r.record.config.world_size) {
+      continue;
+    }
+    ++runs;
+    for (size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(report::phase_mean(other, i));
+    if (!other.dir.empty()) add_trace((fs::path(other.dir) / "trace.json").string(), ready);
+  }
+  if (runs == 0) {
+    e.source = "no blocking run of the same model, batch and ranks";
+    return e;
+  }
+  model::ComputeProfile& p = e.profile;
+  p.data_s = median(phase[0]);
+  p.forward_s = median(phase[1]);
+  p.backward_s = median(phase[2]);
+  p.optimizer_s = median(phase[4]);
+  const bool complete = !ready.count.empty() && std::all_of(ready.count.begin(), ready.count.end(),
+                                                            [](int n) { return n > 0; });
+  if (!complete) {
+    e.source = fmt::format(
+        "{} blocking runs, but no trace of when their gradients are ready "
+        "(run them with \"trace\": true)",
+        runs);
+    return e;
+  }
+  for (size_t i = 0; i < ready.count.size(); ++i) {
+    p.tensor_bytes.push_back(ready.bytes[i]);
+    p.ready_s.push_back(ready.sum[i] / ready.count[i] * p.backward_s);
+  }
+  e.found = true;
+  e.source = fmt::format(
+      "compute of {} ({} ranks, batch {}): the median of {} blocking runs, forward {:.3f} s, "
+      "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces",
+      r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
+      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size());
+  return e;
+}
+
+Phases measured_of(const std::vector<const TrainRun*>& reps) {
+  Phases m;
+  auto slots = phases_of(m);
+  for (size_t i = 0; i < kPhaseCount; ++i) {
+    for (const TrainRun* r : reps) *slots[i] += report::phase_mean(*r, i) / reps.size();
+  }
+  return m;
+}
+
+}  // namespace
+
+MeasuredCompute measured_compute(const SystemResults& s, const std::string& model) {
+  const TrainRun* like = nullptr;
+  for (const auto& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind != "train" || c.mode != "blocking" || c.model != model) continue;
+    if (like == nullptr || c.world_size > like->record.config.world_size ||
+        (c.world_size == like->record.config.world_size &&
+         c.global_batch > like->record.config.global_batch)) {
+      like = &r;
+    }
+  }
+  if (like == nullptr) return {false, {}, "no blocking run of " + model};
+  return profile_for(s, *like);
+}
+
+std::string PredictedExperiment::worst_phase() const {
+  Phases m = measured, p = predicted;
+  auto ms = phases_of(m), ps = phases_of(p);
+  size_t worst = 0;
+  for (size_t i = 1; i < kPhaseCount; ++i) {
+    if (std::abs(*ps[i] - *ms[i]) > std::abs(*ps[worst] - *ms[worst])) worst = i;
+  }
+  return kPhaseNames[worst];
+}
+
+double PredictedExperiment::worst_phase_difference_s() const {
+  Phases m = measured, p = predicted;
+  auto ms = phases_of(m), ps = phases_of(p);
+  const std::string name = worst_phase();
+  for (size_t i = 0; i < kPhaseCount; ++i) {
+    if (name == kPhaseNames[i]) return *ps[i] - *ms[i];
+  }
+  return 0;
+}
+
+Prediction predict_system(const SystemResults& s) {
+  Prediction out;
+  out.label = s.label;
+  std::set<std::string> done, noted, swept, on_link;
+  auto note = [&](const std::string& text) {
+    if (noted.insert(text).second) out.notes.push_back(text);
+  };
+  for (const auto& run : s.runs) {
+    if (run.kind != "train" || !done.insert(run.name).second) continue;
+    const TrainConfig& c = run.record.config;
+    const std::string label = report::engine_label(run);
+    if (!model::modelled(c.sync)) {
+      note(fmt::format("{}: not modelled yet", label));
+      continue;
+    }
+    if (c.slow_rank >= 0) {
+      note(fmt::format("{} with a slowed rank: not modelled", label));
+      continue;
+    }
+    MeasuredCompute profile = profile_for(s, run);
+    if (!profile.found) {
+      note(fmt::format("{} ({}): not predicted: {}", c.model, label, profile.source));
+      continue;
+    }
+    note(profile.source);
+    LinkEstimate link = link_for(s, c.backend, c.world_size, run.bottleneck_rate);
+    if (!link.found) {
+      note(fmt::format("{}: not predicted: no {} allreduce sweep on {} ranks and no set rate",
+                       label, c.backend, c.world_size));
+      continue;
+    }
+    note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
+                     link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
+    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}};
+    method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
+    (method.measured_cost ? swept : on_link).insert(label);
+    for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
+    PredictedExperiment row;
+    auto reps = report::repetitions(s, run);
+    row.run = reps.empty() ? &run : reps[reps.size() / 2];
+    row.reps = static_cast<int>(reps.size());
+    row.label = label;
+    if (c.sync == "bucketed" || c.sync == "c10d_ddp") {
+      row.label += fmt::format(" {} MB", c.bucket_mb);
+      row.best_s = model::best_iteration_s(profile.profile, c.world_size, link.link);
+    }
+    if (!run.bottleneck_rate.empty()) {
+      row.label += fmt::format(" host {} at {}", run.bottleneck_host, run.bottleneck_rate);
+    }
+    row.measured = measured_of(reps);
+    for (const TrainRun* r : reps)
+      row.measured_s += summarize(report::timed(*r)).mean / reps.size();
+    row.predicted = model::predict(profile.profile, method, link.link);
+    out.rows.push_back(row);
+  }
+  if (!swept.empty()) {
+    out.notes.push_back(
+        fmt::format("each tensor of {} costs what the sweeps of the collectives "
+                    "it calls measured",
+                    fmt::join(swept, ", ")));
+  }
+  if (!on_link.empty()) {
+    out.notes.push_back(
+        fmt::format("each tensor or bucket of {} costs its algorithm's time on "
+                    "the link",
+                    fmt::join(on_link, ", ")));
+  }
+  return out;
+}
+
+std::string prediction_text(const Prediction& p) {
+  std::string text = fmt::format("{}\n", p.label);
+  for (const auto& n : p.notes) text += fmt::format("  {}\n", n);
+  if (p.rows.empty()) return text + "  no experiment could be predicted\n";
+  text += fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured", "predicted",
+                      "error", "phases, measured/predicted (s)");
+  for (const auto& r : p.rows) {
+    Phases m = r.measured, q = r.predicted;
+    auto ms = phases_of(m), qs = phases_of(q);
+    std::string phases;
+    for (size_t i = 1; i < kPhaseCount; ++i) {
+      phases += fmt::format("{} {:.3f}/{:.3f}  ", kPhaseNames[i], *ms[i], *qs[i]);
+    }
+    text += fmt::format("{:<44} {:>9.3f}s {:>9.3f}s {:>+7.1f}%  {}\n", r.label, r.measured_s,
+                        r.predicted.total_s(), 100 * r.error(), phases);
+  }
+  for (const auto& r : p.rows) {
+    if (r.best_s > 0) {
+      text += fmt::format(
+          "{}: measured {:.3f} s, {:+.1f}% from the best any bucket plan could "
+          "reach here ({:.3f} s)\n",
+          r.label, r.measured_s, 100 * (r.measured_s / r.best_s - 1), r.best_s);
+    }
+  }
+  return text;
+}
+
+}  // namespace dtbench

@@ -1,0 +1,54 @@
+#pragma once
+// `dtbench predict`: the cost model (model/iteration_model.h) against the measurements of one
+// system's results (docs/model.md). The model's inputs come from the same results: the
+// network's link fitted to the collectives sweep (or the emulated cluster's set rate), and the
+// compute profile from the runs that do not overlap (their phases, and from their traces when
+// each gradient is ready). Each training experiment is then predicted phase by phase.
+#include <string>
+#include <vector>
+
+#include "model/iteration_model.h"
+#include "report/results.h"
+
+namespace dtbench {
+
+struct PredictedExperiment {
+  const TrainRun* run = nullptr;  // the representative repetition
+  std::string label;              // "allreduce (overlap)/gloo, bucket 5 MB"
+  int reps = 0;
+  // The iteration time as the record keeps it (the slowest rank's): the mean over the
+  // repetitions of each one's mean of iterations 1..39.
+  double measured_s = 0;
+  model::Phases measured;   // rank 0's phases, each the same mean
+  model::Phases predicted;  // NaN total when not modelled
+  double best_s = 0;        // bucketed: the best iteration any bucket plan could reach
+  double error() const { return predicted.total_s() / measured_s - 1; }
+  // The phase whose prediction is furthest from the measurement, and by how much (s).
+  std::string worst_phase() const;
+  double worst_phase_difference_s() const;
+};
+
+struct Prediction {
+  std::string label;               // the system's
+  std::vector<std::string> notes;  // the inputs used, and what was not predicted and why
+  std::vector<PredictedExperiment> rows;
+};
+
+// The compute of `model` measured in s: the blocking runs of it (with the most ranks, then the
+// largest batch, when several were run), with ready times from their traces. found = false
+// (and source says why) when s has none, or none traced.
+struct MeasuredCompute {
+  bool found = false;
+  model::ComputeProfile profile;
+  std::string source;
+};
+MeasuredCompute measured_compute(const SystemResults& s, const std::string& model);
+
+// Predicts every training experiment of s (warnings and the unmodelled are named in notes).
+Prediction predict_system(const SystemResults& s);
+
+// The table dtbench predict prints: per experiment, measured and predicted iteration time,
+// the signed error, each phase measured/predicted, and the worst phase.
+std::string prediction_text(const Prediction& p);
+
+}  // namespace dtbench

@@ -1,0 +1,137 @@
+// The iteration model (model/iteration_model.h) against results worked out by hand, and the
+// link fit against lines it must recover.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "model/iteration_model.h"
+
+namespace dtbench::model {
+namespace {
+
+const Link kLink{1e-4, 1e8};  // 0.1 ms, 100 MB/s
+
+// Three tensors of 1, 2 and 3 MB; backward (1 s) makes the last first: ready at 0.2, 0.5, 1.0 s
+// for parameters 2, 1, 0.
+ComputeProfile three_tensors() {
+  ComputeProfile c;
+  c.data_s = 0.01, c.forward_s = 0.3, c.backward_s = 1.0, c.optimizer_s = 0.05;
+  c.tensor_bytes = {1e6, 2e6, 3e6};
+  c.ready_s = {1.0, 0.5, 0.2};
+  return c;
+}
+
+TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
+  const ComputeProfile c = three_tensors();
+  for (const char* sync : {"gather_scatter", "allreduce", "ring_reduce", "allgather"}) {
+    Phases p = predict(c, {sync, "blocking", 4, 0, {}, {}}, kLink);
+    double sum = 0;
+    for (double bytes : c.tensor_bytes) sum += tensor_sync_s(sync, 4, bytes, kLink);
+    EXPECT_DOUBLE_EQ(p.sync_s, sum) << sync;
+    EXPECT_DOUBLE_EQ(p.backward_s, c.backward_s) << sync;
+    EXPECT_DOUBLE_EQ(p.total_s(), 0.01 + 0.3 + 1.0 + sum + 0.05) << sync;
+  }
+  // gather+scatter of 1 MB on 4 ranks: 2 a + 2 (n-1) S/B.
+  EXPECT_NEAR(tensor_sync_s("gather_scatter", 4, 1e6, kLink), 2e-4 + 6e6 / 1e8, 1e-12);
+  // reduce then broadcast as binomial trees: 2 ceil(log2 n) (a + S/B).
+  EXPECT_NEAR(tensor_sync_s("reduce_broadcast", 5, 1e6, kLink), 6 * (1e-4 + 0.01), 1e-12);
+  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}}, kLink).sync_s, 0);
+}
+
+TEST(IterationModel, OverlapLeavesWhatTheLinkHasNotSentWhenBackwardEnds) {
+  const ComputeProfile c = three_tensors();
+  Phases p = predict(c, {"allreduce", "overlap", 4, 0, {}, {}}, kLink);
+  // By hand: 3 MB ready at 0.2 s takes 6a + 1.5 x 3 MB / B = 0.0456 s; 2 MB at 0.5 s, 0.0306 s;
+  // 1 MB at 1.0 s, 0.0156 s: only the last is exposed.
+  EXPECT_NEAR(p.sync_s, 6e-4 + 1.5e6 / 1e8, 1e-12);
+  // A slow link: the buckets queue up and everything after backward's end shows.
+  const Link slow{0, 1e6};
+  Phases q = predict(c, {"allreduce", "overlap", 4, 0, {}, {}}, slow);
+  EXPECT_NEAR(q.sync_s, 0.2 + 1.5 * 6e6 / 1e6 - 1.0, 1e-9);
+}
+
+TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradient) {
+  const ComputeProfile c = three_tensors();
+  auto buckets = buckets_of(c, {"bucketed", "overlap", 4, 0, {5e6, 1e6}});
+  ASSERT_EQ(buckets.size(), 2u);
+  EXPECT_DOUBLE_EQ(buckets[0].bytes, 5e6);  // parameters 2 and 1
+  EXPECT_DOUBLE_EQ(buckets[0].ready_s, 0.5);
+  EXPECT_DOUBLE_EQ(buckets[1].bytes, 1e6);
+  EXPECT_DOUBLE_EQ(buckets[1].ready_s, 1.0);
+  // Without recorded buckets (c10d_ddp), DDP's plan: the first closes at 1 MiB, then the cap.
+  auto ddp = buckets_of(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}});
+  ASSERT_EQ(ddp.size(), 2u);
+  EXPECT_DOUBLE_EQ(ddp[0].bytes, 3e6);
+  EXPECT_DOUBLE_EQ(ddp[1].bytes, 3e6);
+  // DDP's Reducer waits inside backward.
+  Phases p = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}}, kLink);
+  EXPECT_DOUBLE_EQ(p.sync_s, 0);
+  EXPECT_GT(p.backward_s, c.backward_s);
+}
+
+TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
+  const ComputeProfile c = three_tensors();
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "stale", 4, 0, {}, {}}, kLink).sync_s, 0);
+  const Link slow{0, 1e6};  // 9 s of sums against 1.36 s of compute
+  EXPECT_NEAR(predict(c, {"allreduce", "stale", 4, 0, {}, {}}, slow).sync_s, 9.0 - 1.36, 1e-9);
+}
+
+TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
+  const ComputeProfile c = three_tensors();
+  const Link slow{1e-3, 2e6};
+  const double best = best_iteration_s(c, 4, slow);
+  // Every way to cut three tensors into buckets, in order, is at or above it.
+  for (const std::vector<double>& plan :
+       std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
+    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}}, slow).total_s(), best - 1e-12);
+  }
+  // Here the bound is the last gradient's 1 MB after backward, or all 6 MB after 0.2 s.
+  const double last = ring_allreduce_s(4, 1e6, slow);
+  const double all = 0.2 + ring_allreduce_s(4, 6e6, slow) - 1.0;
+  EXPECT_NEAR(best, 1.36 + std::max(last, all), 1e-12);
+}
+
+TEST(IterationModel, UnknownMethodsAreNotModelled) {
+  EXPECT_FALSE(modelled("powersgd"));
+  EXPECT_THROW(predict(three_tensors(), {"powersgd", "overlap", 4, 0, {}, {}}, kLink),
+               std::invalid_argument);
+}
+
+TEST(IterationModel, AMeasuredCostReplacesTheFormula) {
+  const ComputeProfile c = three_tensors();
+  Method m{"allreduce", "blocking", 4, 0, {}, [](double bytes) { return bytes * 1e-7; }};
+  EXPECT_NEAR(predict(c, m, kLink).sync_s, 6e6 * 1e-7, 1e-12);
+  m.mode = "overlap";  // 0.3 s after 0.2, 0.2 s after 0.5 (queued behind it), 0.1 s after 1.0
+  EXPECT_NEAR(predict(c, m, kLink).sync_s, 0.1, 1e-12);
+}
+
+TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
+  const MeasuredCost m{{1, 3, 5}, {1, 2, 6}};
+  EXPECT_DOUBLE_EQ(m.time(0.5), 1);  // below the smallest: its time
+  EXPECT_DOUBLE_EQ(m.time(2), 1.5);
+  EXPECT_DOUBLE_EQ(m.time(3), 2);
+  EXPECT_DOUBLE_EQ(m.time(4), 4);
+  EXPECT_DOUBLE_EQ(m.time(7), 10);  // beyond the largest: the last segment's slope
+  EXPECT_DOUBLE_EQ(MeasuredCost{}.time(7), 0);
+}
+
+TEST(LinkFit, RecoversTheLineAndTheRingsLink) {
+  // A ring allreduce on 4 ranks over kLink, at sizes 4 KiB..64 MiB.
+  std::vector<double> bytes, seconds;
+  for (double b = 4096; b <= 64.0 * 1024 * 1024; b *= 4) {
+    bytes.push_back(b);
+    seconds.push_back(ring_allreduce_s(4, b, kLink));
+  }
+  const Line line = fit_line_relative(bytes, seconds);
+  EXPECT_NEAR(line.alpha, 6e-4, 1e-9);    // 2(n-1) a
+  EXPECT_NEAR(line.beta, 1.5e-8, 1e-14);  // 2(n-1)/n / B
+  const Link link = link_of_ring_fit(4, line.alpha, line.beta);
+  EXPECT_NEAR(link.latency_s, kLink.latency_s, 1e-9);
+  EXPECT_NEAR(link.bytes_per_s, kLink.bytes_per_s, 1e2);
+  EXPECT_THROW(fit_line_relative({1, 1}, {2, 3}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dtbench::model

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `dtbench predict` and the report's "Model vs measurement" on committed results of the model
+# matrix on the emulated cluster (MODEL, results/reference/): every method of sync_methods and
+# every point of the bucket sweep is predicted, with a signed error that is the predicted over
+# the measured iteration time recomputed here from the raw samples; the link is the one fitted
+# to the collectives sweep; the compute comes from the blocking runs and their traces. Results
+# without traces (SMOKE) say what is missing; no results is one line and exit 2. What-if runs on
+# a parameter list and on the measured compute, labelled as predicted, with its figure.
+#   usage: predict_test.sh DTBENCH MODEL SMOKE
+set -uo pipefail
+dtbench=$1 model=$2 smoke=$3
+source "$(dirname "$0")/check.sh"
+py=/usr/bin/python3
+
+"$dtbench" predict "$model" >"$work/model.out" 2>&1
+code=$?
+cat "$work/model.out"
+check "predict: exit 0 ($code)" test $code -eq 0
+check "the mpi link fitted to the hand-written ring's sweep" \
+  grep -q "mpi link: fitted to the mpi ring_allreduce sweep on 4 ranks" "$work/model.out"
+check "the per-tensor methods priced by the sweeps of their collectives" \
+  grep -q "each tensor of allgather, allreduce, gather_scatter, reduce_broadcast, ring_allreduce, ring_reduce costs what the sweeps" "$work/model.out"
+check "the compute from the blocking runs and their traces" \
+  grep -Eq "median of [0-9]+ blocking runs.*34 gradients' ready times from their traces" "$work/model.out"
+
+# Each row: label, measured, predicted, signed error; the measured time is the mean over the
+# repetitions of each one's mean of iterations 1..39, the error predicted / measured - 1.
+$py - "$model" "$work/model.out" <<'PY'
+import glob, json, os, re, statistics, sys
+model, out = sys.argv[1], open(sys.argv[2]).read()
+rows = re.findall(r"^(\S.*?)\s+(\d+\.\d{3})s\s+(\d+\.\d{3})s\s+([+-]\d+\.\d)%", out, re.M)
+measured = {}
+for result in glob.glob(os.path.join(model, "experiments/*/*/rep-*/result.json")):
+    r = json.load(open(result))
+    if "config" not in r: continue  # a collectives sweep
+    c = r["config"]
+    key = (c["sync"], c["bucket_mb"] if c["sync"] in ("bucketed", "c10d_ddp") else None)
+    measured.setdefault(key, []).append(statistics.fmean(r["iterations"]["total_s"][1:40]))
+ok = len(rows) == len(measured) == 12
+for label, m, p, e in rows:
+    sync = label.split()[0].split("/")[0]
+    mb = re.search(r" (\d+(\.\d+)?) MB", label)
+    key = (sync, float(mb.group(1)) if mb else None)
+    want = statistics.fmean(measured.get(key, [float("nan")]))
+    good = abs(float(m) - want) < 6e-4 and abs(100 * (float(p) / float(m) - 1) - float(e)) < 0.1
+    print(f"{'ok' if good else 'WRONG'}: {label}: measured {m} (raw samples {want:.4f}), error {e}%")
+    ok = ok and good
+sys.exit(0 if ok else 1)
+PY
+check "12 experiments, each measured from the raw samples, with its signed error" test $? -eq 0
+
+"$dtbench" report "$model" -o "$work/report/group.pdf" >/dev/null 2>&1
+check "the model matrix gives figure 19" test -s "$work/report/figures/fig19_model.pdf"
+check "figure 19: the share within the target and the worst phase" \
+  grep -Eq "The model is within 10.0% of the measured iteration time for [0-9]+ of 12 experiments" \
+  "$work/report/report.md"
+check "figure 19: bucketed against the best any bucket plan could reach" \
+  grep -q "from the best iteration any bucket plan could reach" "$work/report/report.md"
+check "the report links each experiment's trace" \
+  test "$(grep -c "): \[trace.json\](file://$model/experiments/.*/trace.json)" "$work/report/report.md")" -eq 12
+
+"$dtbench" predict "$smoke" >"$work/smoke.out" 2>&1
+check "no traces: exit 0 ($?) and said what is missing" \
+  grep -q 'no trace of when their gradients are ready (run them with "trace": true)' "$work/smoke.out"
+"$dtbench" predict "$work/nowhere" >/dev/null 2>"$work/n.err"
+code=$?
+check "missing directory: exit 2 ($code), one line" \
+  test $code -eq 2 -a "$(wc -l <"$work/n.err")" -eq 1
+
+# What-if: a model given as a parameter list, its compute given; VGG-11 with the compute
+# measured in MODEL; labelled as predicted, with the figure; bad input is one line and exit 2.
+"$dtbench" predict --what-if --model resnet50 --forward-s 0.1 --backward-s 0.2 --ranks 64 \
+  --gbit 10,100 -o "$work/what-if/resnet50.pdf" >"$work/w.out" 2>&1
+code=$?
+head -8 "$work/w.out"
+check "what-if: exit 0 ($code), labelled as predicted" grep -q "PREDICTED by the cost model" "$work/w.out"
+check "what-if: ResNet-50's 161 tensors and 102.2 MB" grep -q "resnet50: 161 parameter tensors, 102.2 MB" "$work/w.out"
+check "what-if: 4 methods x 6 rank counts x 2 rates" \
+  test "$(tail -n +2 "$work/what-if/resnet50.csv" | wc -l)" -eq 48
+check "what-if: the figure" test -s "$work/what-if/resnet50.pdf"
+"$dtbench" predict --what-if --model vgg11 --profile "$model" --ranks 1024 --gbit 100 >"$work/v.out" 2>&1
+check "what-if: VGG-11's compute measured in the results" \
+  grep -q "compute measured in $model" "$work/v.out"
+check "what-if: 1024 ranks" grep -Eq "^bucketed +1024 +100 " "$work/v.out"
+"$dtbench" predict --what-if --model nosuch >/dev/null 2>"$work/m.err"
+code=$?
+check "what-if: unknown model: exit 2 ($code), one line: $(cat "$work/m.err")" \
+  test $code -eq 2 -a "$(wc -l <"$work/m.err")" -eq 1
+"$dtbench" predict --what-if --model resnet50 >/dev/null 2>"$work/c.err"
+check "what-if: no compute for ResNet-50: one line ($(cat "$work/c.err"))" \
+  grep -q "no compute for resnet50: give --profile" "$work/c.err"
+exit $status
