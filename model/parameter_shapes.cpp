@@ -101,6 +101,7 @@ std::vector<Parameter> read_parameters(const std::string& path) {
 
 std::vector<double> float_bytes(const std::vector<Parameter>& parameters) {
   std::vector<double> bytes;
+  bytes.reserve(parameters.size());
   for (const auto& p : parameters) bytes.push_back(4.0 * static_cast<double>(p.count()));
   return bytes;
 }

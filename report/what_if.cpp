@@ -120,8 +120,20 @@ int what_if_command(const WhatIfOptions& o) {
   fs::path csv = pdf;
   csv.replace_extension(".csv");
   write_file_atomically(csv.string(), t.csv());
-  std::string notes;
-  for (const auto& a : assumptions) notes += a + "\\n";
+  std::string notes;  // each assumption on lines of at most 150 characters
+  for (const auto& a : assumptions) {
+    size_t width = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == ' ' && width > 130 && a.find(' ', i + 1) - i + width > 150) {
+        notes += "\\n  ";
+        width = 2;
+        continue;
+      }
+      notes += a[i] == '"' ? '\'' : a[i];
+      ++width;
+    }
+    notes += "\\n";
+  }
   std::string rates;
   for (double g : o.gbits) rates += fmt::format("{:g} ", g);
   std::string output;
