@@ -544,7 +544,7 @@ TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
     EXPECT_TRUE(ids.insert(f.id).second) << f.id;
     EXPECT_TRUE(std::filesystem::exists(kSource + "/report/figures/" + f.id + ".gp")) << f.id;
   }
-  EXPECT_EQ(ids.size(), 18u);
+  EXPECT_EQ(ids.size(), 19u);
 }
 
 }  // namespace
