@@ -11,8 +11,10 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "cluster.h"
+#include "model/what_if.h"
 #include "report/figures.h"
 #include "train/record.h"
 #include "train/stats.h"
@@ -24,17 +26,23 @@ namespace fs = std::filesystem;
 using model::Phases;
 
 constexpr double kBytesPerMiB = 1024.0 * 1024;
-// TCP over Ethernet: 1448 bytes of payload in each 1514-byte frame that tc's rate counts.
-constexpr double kPayloadPerFrame = 1448.0 / 1514.0;
 
 std::array<double*, kPhaseCount> phases_of(Phases& p) {
   return {&p.data_s, &p.forward_s, &p.backward_s, &p.sync_s, &p.optimizer_s};
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? std::nan("") : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+std::array<double, kPhaseCount> values_of(const Phases& p) {
+  return {p.data_s, p.forward_s, p.backward_s, p.sync_s, p.optimizer_s};
+}
+
+// The phase whose prediction is furthest from the measurement.
+size_t worst_index(const Phases& measured, const Phases& predicted) {
+  const auto m = values_of(measured), p = values_of(predicted);
+  size_t worst = 0;
+  for (size_t i = 1; i < kPhaseCount; ++i) {
+    if (std::abs(p[i] - m[i]) > std::abs(p[worst] - m[worst])) worst = i;
+  }
+  return worst;
 }
 
 struct LinkEstimate {
@@ -43,8 +51,9 @@ struct LinkEstimate {
   std::string source;
 };
 
+// The TCP payload a link shaped to `rate` ("1gbit") carries.
 double set_rate_bytes_per_s(const std::string& rate) {
-  return parse_rate(rate) / 8 * kPayloadPerFrame;
+  return model::tcp_link(parse_rate(rate) / 1e9, 0).bytes_per_s;
 }
 
 // One collective's sweep: (bytes, seconds) of op over backend on this many ranks, by size.
@@ -198,10 +207,10 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
     return e;
   }
   model::ComputeProfile& p = e.profile;
-  p.data_s = median(phase[0]);
-  p.forward_s = median(phase[1]);
-  p.backward_s = median(phase[2]);
-  p.optimizer_s = median(phase[4]);
+  p.data_s = summarize(phase[0]).median;
+  p.forward_s = summarize(phase[1]).median;
+  p.backward_s = summarize(phase[2]).median;
+  p.optimizer_s = summarize(phase[4]).median;
   const bool complete = !ready.count.empty() && std::all_of(ready.count.begin(), ready.count.end(),
                                                             [](int n) { return n > 0; });
   if (!complete) {
@@ -251,29 +260,19 @@ MeasuredCompute measured_compute(const SystemResults& s, const std::string& mode
 }
 
 std::string PredictedExperiment::worst_phase() const {
-  Phases m = measured, p = predicted;
-  auto ms = phases_of(m), ps = phases_of(p);
-  size_t worst = 0;
-  for (size_t i = 1; i < kPhaseCount; ++i) {
-    if (std::abs(*ps[i] - *ms[i]) > std::abs(*ps[worst] - *ms[worst])) worst = i;
-  }
-  return kPhaseNames[worst];
+  return kPhaseNames[worst_index(measured, predicted)];
 }
 
 double PredictedExperiment::worst_phase_difference_s() const {
-  Phases m = measured, p = predicted;
-  auto ms = phases_of(m), ps = phases_of(p);
-  const std::string name = worst_phase();
-  for (size_t i = 0; i < kPhaseCount; ++i) {
-    if (name == kPhaseNames[i]) return *ps[i] - *ms[i];
-  }
-  return 0;
+  const size_t i = worst_index(measured, predicted);
+  return values_of(predicted)[i] - values_of(measured)[i];
 }
 
 Prediction predict_system(const SystemResults& s) {
   Prediction out;
   out.label = s.label;
   std::set<std::string> done, noted, swept, on_link;
+  std::map<std::tuple<std::string, int64_t, int64_t>, MeasuredCompute> profiles;
   auto note = [&](const std::string& text) {
     if (noted.insert(text).second) out.notes.push_back(text);
   };
@@ -289,7 +288,10 @@ Prediction predict_system(const SystemResults& s) {
       note(fmt::format("{} with a slowed rank: not modelled", label));
       continue;
     }
-    MeasuredCompute profile = profile_for(s, run);
+    const std::tuple<std::string, int64_t, int64_t> key{c.model, c.global_batch, c.world_size};
+    auto known = profiles.find(key);
+    if (known == profiles.end()) known = profiles.emplace(key, profile_for(s, run)).first;
+    const MeasuredCompute& profile = known->second;
     if (!profile.found) {
       note(fmt::format("{} ({}): not predicted: {}", c.model, label, profile.source));
       continue;
@@ -347,11 +349,10 @@ std::string prediction_text(const Prediction& p) {
   text += fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured", "predicted",
                       "error", "phases, measured/predicted (s)");
   for (const auto& r : p.rows) {
-    Phases m = r.measured, q = r.predicted;
-    auto ms = phases_of(m), qs = phases_of(q);
+    const auto ms = values_of(r.measured), qs = values_of(r.predicted);
     std::string phases;
     for (size_t i = 1; i < kPhaseCount; ++i) {
-      phases += fmt::format("{} {:.3f}/{:.3f}  ", kPhaseNames[i], *ms[i], *qs[i]);
+      phases += fmt::format("{} {:.3f}/{:.3f}  ", kPhaseNames[i], ms[i], qs[i]);
     }
     text += fmt::format("{:<44} {:>9.3f}s {:>9.3f}s {:>+7.1f}%  {}\n", r.label, r.measured_s,
                         r.predicted.total_s(), 100 * r.error(), phases);

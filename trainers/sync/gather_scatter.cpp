@@ -11,13 +11,13 @@ void gather_scatter_sum(at::Tensor& t, Communicator& comm) {
   const int n = comm.size(), root = 0;
   at::Tensor flat = t.view({-1});
   const int64_t count = flat.numel();
+  const bool is_root = comm.rank() == root;
   // Rank 0: the n gathered rows, then n copies of their sum, in one reused buffer.
-  at::Tensor buffer =
-      comm.rank() == root ? reused_buffer(2 * n * count, flat.options()) : at::Tensor();
-  at::Tensor gathered = comm.rank() == root ? buffer.narrow(0, 0, n * count) : at::Tensor();
+  at::Tensor buffer = is_root ? reused_buffer(2 * n * count, flat.options()) : at::Tensor();
+  at::Tensor gathered = is_root ? buffer.narrow(0, 0, n * count) : at::Tensor();
   comm.gather(flat, gathered, root);
   at::Tensor copies;
-  if (comm.rank() == root) {
+  if (is_root) {
     copies = buffer.narrow(0, n * count, n * count);
     at::Tensor rows = copies.view({n, count});
     at::Tensor sum = rows[0];
