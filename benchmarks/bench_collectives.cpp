@@ -10,12 +10,18 @@
 #include <fmt/core.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "benchmark_main.h"
 #include "collectives/collective.h"
 #include "comm/mpi_check.h"
+#include "comm/text.h"
+#include "common/machine_cpu.h"
 #include "common/units.h"
 
 namespace dtbench::bench {
@@ -32,6 +38,20 @@ int64_t iterations_for(int64_t bytes) {
   return std::clamp<int64_t>(256 * kMiB / std::max<int64_t>(bytes, 1), 5, 200);
 }
 
+// The distinct machines the ranks run on (by kernel boot id: the emulated cluster's namespaces
+// are one machine), and whether this rank is the first on its own.
+struct Machines {
+  int count = 1;
+  bool reader = false;
+};
+Machines machines_of(Communicator& control) {
+  const std::vector<std::string> ids = allgather_text(control, machine_id());
+  Machines m;
+  m.count = static_cast<int>(std::set<std::string>(ids.begin(), ids.end()).size());
+  m.reader = std::find(ids.begin(), ids.end(), ids[control.rank()]) - ids.begin() == control.rank();
+  return m;
+}
+
 void measure(benchmark::State& state, const Collective& c, int64_t count, World& w,
              const FaultPlan& faults) {
   Communicator& comm = *w.comm;
@@ -43,16 +63,23 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   // keeps a rank that is done from checking and refilling while a peer still needs the CPU to
   // finish (4 ranks on 2 cores). The slowest rank's time of each operation and the wrong
   // elements are reduced once, afterwards.
+  // One rank per machine also reads the machine's CPU time (the whole machine, kernel and its
+  // network stack included) from before the barrier to after the one that follows the call:
+  // reading it inside the timed region would delay this rank's start.
+  const Machines machines = machines_of(*w.control);
   const int64_t operations = state.max_iterations;
   std::vector<double> seconds(static_cast<size_t>(operations));
   int64_t wrong = 0;
+  double machine_cpu = 0;
   for (int64_t i = 0; i < operations; ++i) {
     c.fill(b, comm, i);
+    const double cpu0 = machines.reader ? read_machine_cpu().busy_s : 0;
     comm.barrier();
     auto t0 = std::chrono::steady_clock::now();
     c.run(comm, b);
     seconds[i] = seconds_since(t0);
     comm.barrier();
+    if (machines.reader) machine_cpu += read_machine_cpu().busy_s - cpu0;
     if (faults.at(FaultPoint::result_check, comm.rank()) == Fault::wrong) {
       (b.out.numel() > 0 ? b.out : b.in).view({-1})[0] = -7;
     }
@@ -60,6 +87,7 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   }
   max_over_ranks(*w.control, seconds);
   wrong = static_cast<int64_t>(sum_over_ranks(*w.control, static_cast<double>(wrong)));
+  machine_cpu = sum_over_ranks(*w.control, machine_cpu) / static_cast<double>(machines.count);
   size_t k = 0;
   for (auto _ : state) state.SetIterationTime(seconds[k++]);
   const double bytes = static_cast<double>(count * kFloatBytes);
@@ -71,6 +99,8 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   state.counters["wrong"] = static_cast<double>(wrong);
   state.counters["bytes"] = bytes;
   state.counters["ranks"] = comm.size();
+  state.counters["machine_cpu_s"] = machine_cpu / static_cast<double>(operations);
+  state.counters["machines"] = machines.count;
   if (wrong > 0) state.SkipWithError(fmt::format("{} wrong elements", wrong).c_str());
 }
 

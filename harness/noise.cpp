@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/machine_cpu.h"
+
 namespace dtbench {
 namespace {
 
@@ -26,15 +28,6 @@ double uptime_s() {
   double up = 0;
   in >> up;
   return up;
-}
-
-double steal_s() {
-  std::ifstream in("/proc/stat");
-  std::string cpu;
-  std::vector<double> ticks(8, 0);  // user nice system idle iowait irq softirq steal
-  in >> cpu;
-  for (auto& t : ticks) in >> t;
-  return ticks[7] / ticks_per_s();
 }
 
 struct ProcessCpu {
@@ -100,7 +93,7 @@ bool NoisePolicy::noisy(const NoiseReading& r) const {
 
 NoiseMeter::NoiseMeter(pid_t root) : root_(root) {
   reading_.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  steal0_s_ = steal_s();
+  steal0_s_ = read_machine_cpu().steal_s;
   if (root_ > 0) own_.insert(root_);
   began_s_ = uptime_s();
   sample();
@@ -148,7 +141,7 @@ void NoiseMeter::sample() {
 NoiseReading NoiseMeter::finish() {
   sample();
   reading_.wall_s = last_s_ - began_s_;
-  reading_.steal_s = steal_s() - steal0_s_;
+  reading_.steal_s = read_machine_cpu().steal_s - steal0_s_;
   return reading_;
 }
 

@@ -97,18 +97,33 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     return method.measured_cost ? method.measured_cost(bytes)
                                 : tensor_sync_s(method.sync, method.ranks, bytes, link);
   };
-  const std::vector<Bucket> buckets = buckets_of(compute, method);
+  std::vector<Bucket> buckets = buckets_of(compute, method);
   if (method.mode == "overlap") {
-    const double exposed = exposed_after_backward_s(buckets, compute.backward_s, cost);
+    // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
+    // ready times), then the buckets go out on the stretched schedule.
+    const double stolen = overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu);
+    if (p.backward_s > 0) {
+      for (Bucket& b : buckets) b.ready_s *= (p.backward_s + stolen) / p.backward_s;
+    }
+    p.backward_s += stolen;
+    // The last buckets wait for the slowest rank's gradients too.
+    const double exposed =
+        exposed_after_backward_s(buckets, p.backward_s, cost) + compute.straggler_s;
     // DDP's Reducer waits for its buckets inside backward's final callback.
     (method.sync == "c10d_ddp" ? p.backward_s : p.sync_s) += exposed;
     return p;
   }
-  double all = 0;
-  for (const Bucket& b : buckets) all += cost(b.bytes);
+  double all = 0, cpu = 0;
+  for (const Bucket& b : buckets) {
+    all += cost(b.bytes);
+    if (method.comm_cpu.machine_cpu_s) cpu += method.comm_cpu.machine_cpu_s(b.bytes);
+  }
+  // stale: the sums travel during the next iteration's compute, taking their CPU from it.
+  if (method.mode == "stale") p.backward_s += cpu / method.comm_cpu.cores;
   // stale: step t's sums have the whole of step t+1 to finish, queued as backward t ends.
   const double hidden = method.mode == "stale" ? p.total_s() : 0;
   p.sync_s = std::max(0.0, all - hidden);
+  if (method.mode == "blocking" && method.sync != "none") p.sync_s += compute.straggler_s;
   return p;
 }
 
@@ -124,7 +139,7 @@ double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& li
     }
     end = std::max(end, compute.ready_s[g] + ring_allreduce_s(ranks, after, link));
   }
-  return compute_only.total_s() + std::max(0.0, end - compute.backward_s);
+  return compute_only.total_s() + compute.straggler_s + std::max(0.0, end - compute.backward_s);
 }
 
 }  // namespace dtbench::model

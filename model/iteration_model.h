@@ -14,10 +14,23 @@ namespace dtbench::model {
 // What a rank computes in one iteration, whatever the method: the phases of a run that does
 // not overlap, and when each parameter's gradient is ready (seconds from the start of
 // backward), with its bytes. Parameters in the model's order (backward makes the last first).
+// straggler_s: how much later than this profile's rank the slowest rank ends its compute, in
+// an iteration on average (ranks that share cores do not keep step); every synchronisation
+// waits for it.
 struct ComputeProfile {
   double data_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
   std::vector<double> tensor_bytes;
   std::vector<double> ready_s;
+  double straggler_s = 0;
+};
+
+// What communication asks of the CPU: the time one machine's cores spend per collective of B
+// bytes (sums, copies, the kernel's network stack; bench_collectives' machine_cpu_s), and how
+// many cores the machine has. Set only where the machine's ranks keep its cores busy while they
+// compute: there, communication that runs during compute takes its CPU time from the compute.
+struct CommCpu {
+  std::function<double(double bytes)> machine_cpu_s;  // empty: communication costs no CPU
+  int cores = 1;
 };
 
 // How a run synchronises: the strategy, its mode (blocking | overlap | stale), the ranks, and
@@ -31,6 +44,7 @@ struct Method {
   // One tensor's (or bucket's) synchronisation as measured by a sweep of the collectives the
   // method calls; empty: the algorithm's formula on the link (tensor_sync_s).
   std::function<double(double bytes)> measured_cost;
+  CommCpu comm_cpu;
 };
 
 // The five phases of the result record (docs/result-record.md).
@@ -50,12 +64,34 @@ double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Lin
 std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method);
 
 // The iteration, phase by phase. std::invalid_argument for a method that is not modelled.
+// Blocking and overlap: the wait for the slowest rank (compute.straggler_s) is part of the
+// exposed synchronisation (c10d_ddp: of backward, where its Reducer waits). Overlap and stale:
+// backward is stretched by the CPU time of the communication that runs while the rank
+// computes, shared by the machine's cores (method.comm_cpu), and its gradients' ready times
+// with it.
 Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
 
-// The best iteration any bucket plan could reach: the compute, plus the part of the
-// communication no plan can hide, max over gradients g of (r_g + the time to send every byte
-// ready at or after r_g as one ring allreduce) - backward, and at least the smallest last
-// bucket's cost.
+// The CPU time, spread over the machine's cores, of the part of each bucket's communication
+// that runs before backward ends at backward_s (each bucket's CPU spread evenly over its
+// transfer, the buckets sent one after another as in exposed_after_backward_s).
+template <typename Cost>
+double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, const Cost& cost,
+                        const CommCpu& cpu) {
+  if (!cpu.machine_cpu_s) return 0;
+  double end = 0, used = 0;
+  for (const Bucket& b : buckets) {
+    const double start = b.ready_s > end ? b.ready_s : end, t = cost(b.bytes);
+    end = start + t;
+    const double during = end <= backward_s ? t : (start < backward_s ? backward_s - start : 0);
+    if (t > 0) used += cpu.machine_cpu_s(b.bytes) * during / t;
+  }
+  return used / cpu.cores;
+}
+
+// The best iteration any bucket plan could reach: the compute and the wait for the slowest
+// rank, plus the part of the communication no plan can hide, max over gradients g of (r_g +
+// the time to send every byte ready at or after r_g as one ring allreduce) - backward, and at
+// least the smallest last bucket's cost. Without communication's CPU (method.comm_cpu).
 double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& link);
 
 }  // namespace dtbench::model

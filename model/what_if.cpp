@@ -39,6 +39,7 @@ std::vector<ScalingPoint> what_if(const Scenario& s) {
                  n,
                  s.bucket_cap_bytes,
                  {},
+                 {},
                  {}};
         const double t = predict(s.compute, m, link).total_s();
         points.push_back({method, n, gbit, t, alone.total_s() / t});

@@ -98,16 +98,68 @@ LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ra
   }
   const auto& network = s.system.value("network", nlohmann::json::object());
   if (!e.found && network.is_object() && network.contains("spec")) {
-    std::string rate = network["spec"].value("rate", "none");
+    const auto& spec = network["spec"];
+    std::string rate = spec.value("rate", "none");
     if (rate != "none") {
       e.link = {0, set_rate_bytes_per_s(rate)};
       e.found = true;
       e.source = fmt::format("the emulated cluster's set rate, {}, latency taken as 0", rate);
+      if (spec.value("bottleneck_host", -1) >= 0) {  // the whole cluster waits for that host
+        const std::string slow = spec.value("bottleneck_rate", rate);
+        e.link.bytes_per_s = std::min(e.link.bytes_per_s, set_rate_bytes_per_s(slow));
+        e.source +=
+            fmt::format(", capped by host {}'s {}", spec.value("bottleneck_host", -1), slow);
+      }
     }
   }
   if (e.found && !bottleneck_rate.empty()) {
     e.link.bytes_per_s = std::min(e.link.bytes_per_s, set_rate_bytes_per_s(bottleneck_rate));
   }
+  return e;
+}
+
+// What communication asks of the CPU, where the machine's ranks keep its cores busy: a straight
+// line through the machine CPU time per operation that Gloo's allreduce sweep measured on these
+// ranks, from 1 MiB (shorter operations are a few of the kernel's 10 ms ticks). Gloo's, for
+// either backend: its threads sleep while they wait, while MPI's polling would count as work.
+struct CpuEstimate {
+  model::CommCpu cpu;
+  std::string source;
+};
+
+CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  std::vector<double> bytes, seconds;
+  int machines = 0;
+  for (const auto& r : s.collectives) {
+    if (r.op != "allreduce" || r.backend != "gloo" || r.ranks != c.world_size) continue;
+    if (r.machine_cpu_s < 0 || r.machines < 1 || r.bytes < static_cast<int64_t>(kBytesPerMiB)) {
+      continue;
+    }
+    bytes.push_back(static_cast<double>(r.bytes));
+    seconds.push_back(r.machine_cpu_s);
+    machines = r.machines;
+  }
+  if (std::set<double>(bytes.begin(), bytes.end()).size() < 2) {
+    return {{}, "no Gloo allreduce sweep with the machines' CPU time on these ranks"};
+  }
+  const int cores = run.record.ranks.empty() ? 0 : run.record.ranks[0].usage.cores;
+  const int threads = std::max(1, run.record.threads);
+  const int per_machine = c.world_size / machines;
+  if (cores < 1 || per_machine * threads < cores) {
+    return {{},
+            fmt::format("{} ranks of {} threads per machine leave cores free: "
+                        "communication takes no CPU from compute",
+                        per_machine, threads)};
+  }
+  const model::Line line = model::fit_line_relative(bytes, seconds);
+  CpuEstimate e;
+  e.cpu.cores = cores;
+  e.cpu.machine_cpu_s = [line](double b) { return std::max(0.0, line.alpha + line.beta * b); };
+  e.source = fmt::format(
+      "communication's CPU: {} ranks of {} threads fill each machine's {} cores; an allreduce "
+      "costs a machine {:.3f} s of CPU per 10 MB (Gloo's sweep, {} sizes from 1 MiB)",
+      per_machine, threads, cores, line.alpha + line.beta * 1e7, bytes.size());
   return e;
 }
 
@@ -145,18 +197,63 @@ std::function<double(double)> measured_cost_of(const SystemResults& s, const Tra
   };
 }
 
-// When each gradient is ready, as a fraction of its backward, from one trace: per parameter,
-// the mean over ranks and iterations. Empty when the file is missing or has no backward.
-struct ReadyFractions {
+// What the blocking runs' traces say: when each gradient is ready, as a fraction of its
+// backward (per parameter, summed over ranks and iterations), and per run how much later than
+// rank 0 (whose phases the record keeps) the slowest rank ended its compute (data, forward and
+// backward), the mean over iterations. Nothing is added for a missing file or one without them.
+struct TraceFacts {
   std::vector<double> sum, bytes;
   std::vector<int> count;
+  std::vector<double> straggler_s;
 };
 
-void add_trace(const std::string& path, ReadyFractions& out) {
+// The mean over the traced iterations of the slowest rank's data + forward + backward minus
+// rank 0's (s); 0 for fewer than 2 ranks.
+double mean_straggler_s(const nlohmann::json& events) {
+  std::map<int, std::vector<std::pair<double, double>>> iterations;  // rank -> [begin, end]
+  std::vector<std::pair<int, std::pair<double, double>>> compute;    // rank, [begin, end]
+  for (const auto& e : events) {
+    if (e.value("ph", "") != "X") continue;
+    const std::string name = e.value("name", "");
+    const double ts = e.value("ts", 0.0), end = ts + e.value("dur", 0.0);
+    if (name == "iteration") iterations[e.value("pid", 0)].emplace_back(ts, end);
+    if (name == "data" || name == "forward" || name == "backward") {
+      compute.push_back({e.value("pid", 0), {ts, end}});
+    }
+  }
+  // The k-th iteration of every rank is the same step (each rank traces the same iterations).
+  std::map<int, std::vector<double>> per_rank;
+  for (auto& [rank, spans] : iterations) {
+    std::sort(spans.begin(), spans.end());
+    per_rank[rank].assign(spans.size(), 0.0);
+  }
+  for (const auto& [rank, span] : compute) {
+    auto& spans = iterations[rank];
+    for (size_t k = 0; k < spans.size(); ++k) {
+      if (span.first >= spans[k].first && span.second <= spans[k].second) {
+        per_rank[rank][k] += (span.second - span.first) * 1e-6;
+      }
+    }
+  }
+  if (per_rank.size() < 2 || per_rank.count(0) == 0) return 0;
+  const size_t steps = per_rank[0].size();
+  double sum = 0;
+  for (size_t k = 0; k < steps; ++k) {
+    double slowest = per_rank[0][k];
+    for (const auto& [rank, c] : per_rank) {
+      if (k < c.size()) slowest = std::max(slowest, c[k]);
+    }
+    sum += slowest - per_rank[0][k];
+  }
+  return steps > 0 ? sum / static_cast<double>(steps) : 0;
+}
+
+void add_trace(const std::string& path, TraceFacts& out) {
   std::ifstream in(path);
   if (!in) return;
   nlohmann::json trace = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (!trace.is_object() || !trace.contains("traceEvents")) return;
+  out.straggler_s.push_back(mean_straggler_s(trace["traceEvents"]));
   std::map<int, std::vector<std::pair<double, double>>> backward;  // rank -> [begin, end)
   for (const auto& e : trace["traceEvents"]) {
     if (e.value("ph", "") == "X" && e.value("name", "") == "backward") {
@@ -188,7 +285,7 @@ void add_trace(const std::string& path, ReadyFractions& out) {
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
-  ReadyFractions ready;
+  TraceFacts ready;
   int runs = 0;
   for (const auto& other : s.runs) {
     const TrainConfig& c = other.record.config;
@@ -224,12 +321,15 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
     p.tensor_bytes.push_back(ready.bytes[i]);
     p.ready_s.push_back(ready.sum[i] / ready.count[i] * p.backward_s);
   }
+  p.straggler_s = summarize(ready.straggler_s).median;
   e.found = true;
   e.source = fmt::format(
       "compute of {} ({} ranks, batch {}): the median of {} blocking runs, forward {:.3f} s, "
-      "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces",
+      "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces; the "
+      "slowest rank ends its compute {:.3f} s after rank 0 (the median over their traces of "
+      "the mean over iterations)",
       r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
-      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size());
+      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
   return e;
 }
 
@@ -305,8 +405,13 @@ Prediction predict_system(const SystemResults& s) {
     }
     note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
                      link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
-    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}};
+    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {}};
     method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
+    if (c.mode != "blocking") {
+      CpuEstimate cpu = comm_cpu_for(s, run);
+      method.comm_cpu = cpu.cpu;
+      note(cpu.source);
+    }
     (method.measured_cost ? swept : on_link).insert(label);
     for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
     PredictedExperiment row;

@@ -24,10 +24,24 @@ nlohmann::json read_json(const fs::path& path) {
   }
 }
 
+// The emulated cluster's links are part of the system: results at 1 Gbit/s and with a
+// bottleneck host are not merged.
 std::string label_of(const nlohmann::json& system) {
   std::string hosts = fs::path(system.value("hosts_file", "?")).filename().string();
-  return fmt::format("{}: {} x{}, hosts {}", system.value("hostname", "?"),
-                     system.value("cpu_model", "?"), system.value("cores", 0), hosts);
+  std::string label = fmt::format("{}: {} x{}, hosts {}", system.value("hostname", "?"),
+                                  system.value("cpu_model", "?"), system.value("cores", 0), hosts);
+  const auto& network = system.value("network", nlohmann::json::object());
+  if (!system.value("emulated_cluster", false) || !network.is_object() ||
+      !network.contains("spec")) {
+    return label;
+  }
+  const auto& spec = network["spec"];
+  label += fmt::format(", links {}", spec.value("rate", "?"));
+  if (spec.value("bottleneck_host", -1) >= 0) {
+    label += fmt::format(" (host {} at {})", spec.value("bottleneck_host", -1),
+                         spec.value("bottleneck_rate", "?"));
+  }
+  return label;
 }
 
 // Google Benchmark's JSON from bench_collectives -> rows. Names look like
@@ -58,6 +72,8 @@ std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::st
     r.time_s = b.at("real_time").get<double>() * unit;
     r.algbw = b.value("algbw", 0.0);
     r.busbw = b.value("busbw", 0.0);
+    r.machine_cpu_s = b.value("machine_cpu_s", -1.0);
+    r.machines = static_cast<int>(b.value("machines", 0.0));
     rows.push_back(r);
   }
   return rows;

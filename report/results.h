@@ -43,10 +43,12 @@ struct CollectiveRun {
   int64_t bytes = 0;
   bool vgg11_case = false;
   double time_s = 0, algbw = 0, busbw = 0;  // algbw, busbw in bytes/s
+  double machine_cpu_s = -1;  // per operation and machine; -1: not measured (older results)
+  int machines = 0;           // the machines the ranks ran on; 0: not recorded
 };
 
 struct SystemResults {
-  std::string label;      // "<hostname>: <cpu> x<cores>, hosts <file>"
+  std::string label;      // "<hostname>: <cpu> x<cores>, hosts <file>[, links <rate>]"
   nlohmann::json system;  // system.json of the first directory with this label
   std::vector<std::string> dirs, matrices;
   std::vector<TrainRun> runs;

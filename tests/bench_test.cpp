@@ -72,6 +72,15 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
   expect_keeps_freed_memory(context);
   const auto& benchmarks = r.json["benchmarks"];
   EXPECT_GE(benchmarks.size(), 10u);
+  double machine_cpu_s = 0;  // over every operation: the machine did some work
+  for (const auto& b : benchmarks) {
+    if (b.contains("machines")) {                // every collective's (not osu_allreduce's)
+      EXPECT_EQ(b["machines"], 1) << b["name"];  // the ranks all run here
+      EXPECT_GE(b["machine_cpu_s"].get<double>(), 0) << b["name"];
+      machine_cpu_s += b["machine_cpu_s"].get<double>() * b["iterations"].get<double>();
+    }
+  }
+  EXPECT_GT(machine_cpu_s, 0);
   for (const auto& b : benchmarks) {
     const std::string name = b["name"];
     EXPECT_NE(name.find("/backend:" + backend + "/"), std::string::npos) << name;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -529,6 +530,37 @@ TEST(ReportTable, CellsByColumnNameWhateverTheOrder) {
     EXPECT_EQ(t->number(0, "mean_s"), 2.0);
     EXPECT_THROW(t->column("colour"), std::logic_error);
   }
+}
+
+// The emulated cluster's link rates are part of the system: the same sweep from a cluster at
+// 1 Gbit/s and from one with a bottleneck host makes two systems; the same cluster twice, one.
+TEST(ReportResults, EmulatedClustersWithOtherLinksAreOtherSystems) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const fs::path root = dir.path();
+  const fs::path model = kSource + "/results/reference/model-netns-4-1gbit-vm";
+  const std::string sweep = "experiments/collectives/backend=gloo,filter=_allreduce_,ranks=4";
+  std::ifstream in(model / "system.json");
+  const nlohmann::json system = nlohmann::json::parse(in);
+  for (const char* name : {"a", "b", "slow"}) {
+    fs::create_directories(root / name / sweep);
+    fs::copy(model / sweep, root / name / sweep, fs::copy_options::recursive);
+    fs::copy_file(model / "run.json", root / name / "run.json");
+    nlohmann::json s = system;
+    if (std::string(name) == "slow") {
+      s["network"]["spec"]["bottleneck_host"] = 3;
+      s["network"]["spec"]["bottleneck_rate"] = "100mbit";
+    }
+    std::ofstream(root / name / "system.json") << s.dump();
+  }
+  Results same = load_results({root / "a", root / "b"});
+  ASSERT_EQ(same.systems.size(), 1u);
+  EXPECT_THAT(same.systems[0].label, HasSubstr("hosts netns-4, links 1gbit"));
+  Results two = load_results({root / "a", root / "slow"});
+  ASSERT_EQ(two.systems.size(), 2u);
+  EXPECT_NE(two.systems[0].label, two.systems[1].label);
+  EXPECT_THAT(two.systems[0].label + two.systems[1].label,
+              HasSubstr("links 1gbit (host 3 at 100mbit)"));
 }
 
 TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {

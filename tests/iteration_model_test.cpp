@@ -25,7 +25,7 @@ ComputeProfile three_tensors() {
 TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   const ComputeProfile c = three_tensors();
   for (const char* sync : {"gather_scatter", "allreduce", "ring_reduce", "allgather"}) {
-    Phases p = predict(c, {sync, "blocking", 4, 0, {}, {}}, kLink);
+    Phases p = predict(c, {sync, "blocking", 4, 0, {}, {}, {}}, kLink);
     double sum = 0;
     for (double bytes : c.tensor_bytes) sum += tensor_sync_s(sync, 4, bytes, kLink);
     EXPECT_DOUBLE_EQ(p.sync_s, sum) << sync;
@@ -36,46 +36,92 @@ TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   EXPECT_NEAR(tensor_sync_s("gather_scatter", 4, 1e6, kLink), 2e-4 + 6e6 / 1e8, 1e-12);
   // reduce then broadcast as binomial trees: 2 ceil(log2 n) (a + S/B).
   EXPECT_NEAR(tensor_sync_s("reduce_broadcast", 5, 1e6, kLink), 6 * (1e-4 + 0.01), 1e-12);
-  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}}, kLink).sync_s, 0);
-  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}}, kLink).sync_s, 0);
 }
 
 TEST(IterationModel, OverlapLeavesWhatTheLinkHasNotSentWhenBackwardEnds) {
   const ComputeProfile c = three_tensors();
-  Phases p = predict(c, {"allreduce", "overlap", 4, 0, {}, {}}, kLink);
+  Phases p = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, kLink);
   // By hand: 3 MB ready at 0.2 s takes 6a + 1.5 x 3 MB / B = 0.0456 s; 2 MB at 0.5 s, 0.0306 s;
   // 1 MB at 1.0 s, 0.0156 s: only the last is exposed.
   EXPECT_NEAR(p.sync_s, 6e-4 + 1.5e6 / 1e8, 1e-12);
   // A slow link: the buckets queue up and everything after backward's end shows.
   const Link slow{0, 1e6};
-  Phases q = predict(c, {"allreduce", "overlap", 4, 0, {}, {}}, slow);
+  Phases q = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, slow);
   EXPECT_NEAR(q.sync_s, 0.2 + 1.5 * 6e6 / 1e6 - 1.0, 1e-9);
 }
 
 TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradient) {
   const ComputeProfile c = three_tensors();
-  auto buckets = buckets_of(c, {"bucketed", "overlap", 4, 0, {5e6, 1e6}});
+  auto buckets = buckets_of(c, {"bucketed", "overlap", 4, 0, {5e6, 1e6}, {}, {}});
   ASSERT_EQ(buckets.size(), 2u);
   EXPECT_DOUBLE_EQ(buckets[0].bytes, 5e6);  // parameters 2 and 1
   EXPECT_DOUBLE_EQ(buckets[0].ready_s, 0.5);
   EXPECT_DOUBLE_EQ(buckets[1].bytes, 1e6);
   EXPECT_DOUBLE_EQ(buckets[1].ready_s, 1.0);
   // Without recorded buckets (c10d_ddp), DDP's plan: the first closes at 1 MiB, then the cap.
-  auto ddp = buckets_of(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}});
+  auto ddp = buckets_of(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}});
   ASSERT_EQ(ddp.size(), 2u);
   EXPECT_DOUBLE_EQ(ddp[0].bytes, 3e6);
   EXPECT_DOUBLE_EQ(ddp[1].bytes, 3e6);
   // DDP's Reducer waits inside backward.
-  Phases p = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}}, kLink);
+  Phases p = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}}, kLink);
   EXPECT_DOUBLE_EQ(p.sync_s, 0);
   EXPECT_GT(p.backward_s, c.backward_s);
 }
 
+// The CPU that communication takes from compute, with the three tensors on a slow link (each
+// tensor's ring allreduce: 1.5 S / 1e7 s) and 0.1 s of a machine's CPU per MB, on 2 cores.
+TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
+  const ComputeProfile c = three_tensors();
+  const Link slow{0, 1e7};
+  Method m{"allreduce", "overlap", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}};
+  auto cost = [&](double b) { return tensor_sync_s("allreduce", 4, b, slow); };
+  // By hand: 3 MB ready at 0.2 s runs 0.45 s, to 0.65 s, before backward ends (0.3 s of CPU);
+  // 2 MB from 0.65 s to 0.95 s (0.2 s); 1 MB from 1.0 s, after backward: none. On 2 cores:
+  // (0.3 + 0.2) / 2 = 0.25 s.
+  EXPECT_NEAR(overlapped_cpu_s(buckets_of(c, m), 1.0, cost, m.comm_cpu), 0.25, 1e-12);
+  // Half of a transfer before backward's end counts half its CPU.
+  EXPECT_NEAR(overlapped_cpu_s({{2e6, 0.8}}, 1.0, cost, m.comm_cpu), 0.2 * 0.2 / 0.3 / 2, 1e-12);
+  // predict: backward 1.25 s; the ready times stretch by 1.25 (0.25, 0.625, 1.25): 3 MB runs
+  // to 0.7 s, 2 MB to 1.0 s, and the last tensor goes at 1.25 s and takes 0.15 s.
+  Phases p = predict(c, m, slow);
+  EXPECT_NEAR(p.backward_s, 1.25, 1e-12);
+  EXPECT_NEAR(p.sync_s, 0.15, 1e-12);
+  // Without the CPU term, or blocking (nothing overlaps compute): backward as measured.
+  m.comm_cpu = {};
+  EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
+  m = {"allreduce", "blocking", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}};
+  EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
+}
+
+// Every synchronisation waits for the slowest rank's compute: 0.1 s later than the profile's.
+TEST(IterationModel, TheSlowestRanksLagIsWaitedFor) {
+  ComputeProfile c = three_tensors();
+  const Phases blocking = predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}}, kLink);
+  const Phases overlap = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, kLink);
+  const Phases ddp = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}}, kLink);
+  const double best = best_iteration_s(c, 4, kLink);
+  c.straggler_s = 0.1;
+  EXPECT_NEAR(predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}}, kLink).sync_s,
+              blocking.sync_s + 0.1, 1e-12);
+  EXPECT_NEAR(predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, kLink).sync_s,
+              overlap.sync_s + 0.1, 1e-12);
+  const Phases ddp_lag = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}}, kLink);
+  EXPECT_NEAR(ddp_lag.backward_s, ddp.backward_s + 0.1, 1e-12);  // the Reducer waits there
+  EXPECT_DOUBLE_EQ(ddp_lag.sync_s, 0);
+  EXPECT_NEAR(best_iteration_s(c, 4, kLink), best + 0.1, 1e-12);  // no plan avoids it
+  // Nothing to wait for: no synchronisation, or one rank.
+  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}}, kLink).sync_s, 0);
+}
+
 TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
   const ComputeProfile c = three_tensors();
-  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "stale", 4, 0, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}}, kLink).sync_s, 0);
   const Link slow{0, 1e6};  // 9 s of sums against 1.36 s of compute
-  EXPECT_NEAR(predict(c, {"allreduce", "stale", 4, 0, {}, {}}, slow).sync_s, 9.0 - 1.36, 1e-9);
+  EXPECT_NEAR(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}}, slow).sync_s, 9.0 - 1.36, 1e-9);
 }
 
 TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
@@ -85,7 +131,8 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
   // Every way to cut three tensors into buckets, in order, is at or above it.
   for (const std::vector<double>& plan :
        std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
-    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}}, slow).total_s(), best - 1e-12);
+    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, {}}, slow).total_s(),
+              best - 1e-12);
   }
   // Here the bound is the last gradient's 1 MB after backward, or all 6 MB after 0.2 s.
   const double last = ring_allreduce_s(4, 1e6, slow);
@@ -95,13 +142,13 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
 
 TEST(IterationModel, UnknownMethodsAreNotModelled) {
   EXPECT_FALSE(modelled("powersgd"));
-  EXPECT_THROW(predict(three_tensors(), {"powersgd", "overlap", 4, 0, {}, {}}, kLink),
+  EXPECT_THROW(predict(three_tensors(), {"powersgd", "overlap", 4, 0, {}, {}, {}}, kLink),
                std::invalid_argument);
 }
 
 TEST(IterationModel, AMeasuredCostReplacesTheFormula) {
   const ComputeProfile c = three_tensors();
-  Method m{"allreduce", "blocking", 4, 0, {}, [](double bytes) { return bytes * 1e-7; }};
+  Method m{"allreduce", "blocking", 4, 0, {}, [](double bytes) { return bytes * 1e-7; }, {}};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 6e6 * 1e-7, 1e-12);
   m.mode = "overlap";  // 0.3 s after 0.2, 0.2 s after 0.5 (queued behind it), 0.1 s after 1.0
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 0.1, 1e-12);

@@ -102,6 +102,7 @@ TEST(MpiProgress, AnAllreduceLeftAloneByItsThreadCompletes) {
   const std::string dir = allgather_text(*world, own ? own->path() : "")[0];
   at::Tensor t = at::full({1 << 20}, static_cast<float>(rank + 1));
   const float sum = n * (n + 1) / 2.0f;
+  const auto launched = std::chrono::steady_clock::now();
   auto request = world->iallreduce(t);
   auto done = [&](int r) { return std::filesystem::exists(fmt::format("{}/done-{}", dir, r)); };
   if (rank != 0) {
@@ -118,6 +119,13 @@ TEST(MpiProgress, AnAllreduceLeftAloneByItsThreadCompletes) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_TRUE(all_done())
         << "the other ranks did not get their sums while rank 0 made no MPI call";
+    // Its own part too, seen by the progress thread, which noted when (the trace's span end).
+    while (!request->test() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const auto seen = std::chrono::steady_clock::now();
+    ASSERT_TRUE(request->completed_at().has_value());
+    EXPECT_GE(*request->completed_at(), launched);
+    EXPECT_LE(*request->completed_at(), seen);
     request->wait();  // after a failure above, this lets the others finish
   }
   EXPECT_EQ(t.min().item<float>(), sum) << "rank " << rank;

@@ -3,7 +3,8 @@
 # matrix on the emulated cluster (MODEL, results/reference/): every method of sync_methods and
 # every point of the bucket sweep is predicted, with a signed error that is the predicted over
 # the measured iteration time recomputed here from the raw samples; the link is the one fitted
-# to the collectives sweep; the compute comes from the blocking runs and their traces. Results
+# to the collectives sweep; the CPU that overlapped communication takes from compute, from the
+# Gloo sweep's machine CPU time; the compute comes from the blocking runs and their traces. Results
 # without traces (SMOKE) say what is missing; no results is one line and exit 2. What-if runs on
 # a parameter list and on the measured compute, labelled as predicted, with its figure.
 #   usage: predict_test.sh DTBENCH MODEL SMOKE
@@ -20,6 +21,8 @@ check "the mpi link fitted to the hand-written ring's sweep" \
   grep -q "mpi link: fitted to the mpi ring_allreduce sweep on 4 ranks" "$work/model.out"
 check "the per-tensor methods priced by the sweeps of their collectives" \
   grep -q "each tensor of allgather, allreduce, gather_scatter, reduce_broadcast, ring_allreduce, ring_reduce costs what the sweeps" "$work/model.out"
+check "the CPU that overlapped communication takes, from the Gloo sweep's machine CPU time" \
+  grep -Eq "communication's CPU: 4 ranks of 1 threads fill each machine's [0-9]+ cores; an allreduce costs a machine [0-9.]+ s of CPU per 10 MB \(Gloo's sweep" "$work/model.out"
 check "the compute from the blocking runs and their traces" \
   grep -Eq "median of [0-9]+ blocking runs.*34 gradients' ready times from their traces" "$work/model.out"
 

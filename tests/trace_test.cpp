@@ -153,6 +153,24 @@ TEST(Trace, NonblockingOperationsAreAsyncSpansWithTheirBytes) {
     double bucket_bytes = 0;
     for (int64_t b : run.record.bucket_bytes) bucket_bytes += static_cast<double>(b);
     EXPECT_EQ(bytes, 3 * bucket_bytes);
+    // Each ends when Gloo completed it: after its launch, and before finish() (the iteration's
+    // first sync span, which waits for every bucket) returned.
+    const auto syncs = events_where(run.trace, rank, "X", "phase");
+    for (const auto& b : begins) {
+      auto end = std::find_if(ends.begin(), ends.end(),
+                              [&](const json& e) { return e.at("id") == b.at("id"); });
+      ASSERT_NE(end, ends.end());
+      const double begin_us = b.at("ts"), end_us = end->at("ts");
+      EXPECT_GE(end_us, begin_us);
+      double sync_end = -1;
+      for (const auto& p : syncs) {
+        if (p.at("name") == "sync" && p.at("ts").get<double>() >= begin_us) {
+          sync_end = end_of(p);
+          break;
+        }
+      }
+      EXPECT_LE(end_us, sync_end + 1e-3) << b.dump();
+    }
     expect_nested(run.trace, rank);
   }
 }

@@ -60,7 +60,8 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
     if (r.best_s > 0 && r.run->record.config.sync == "bucketed") {
       f.sentences.push_back(fmt::format(
           "{}: measured {:.3f} s, {:+.1f}% from the best iteration any bucket plan could reach "
-          "with this compute and link ({:.3f} s: compute plus what no plan can hide).",
+          "with this compute and link ({:.3f} s: the compute, the wait for the slowest rank, and "
+          "the communication no plan can hide).",
           r.label, r.measured_s, 100 * (r.measured_s / r.best_s - 1), r.best_s));
     }
   }

@@ -29,7 +29,8 @@ void check_buffer(const at::Tensor& t, const char* what) {
   }
 }
 
-// A nonblocking operation's span: from launch until a wait() or test() sees it complete.
+// A nonblocking operation's span: from launch until it completed, as the backend saw it, else
+// until a wait() or test() found it complete.
 class TracedRequest : public Request {
  public:
   TracedRequest(std::unique_ptr<Request> inner, TraceLog* log, const char* name,
@@ -48,11 +49,15 @@ class TracedRequest : public Request {
     if (complete) done();
     return complete;
   }
+  std::optional<TraceLog::Clock::time_point> completed_at() const override {
+    return inner_->completed_at();
+  }
 
  private:
   void done() {
     if (log_ == nullptr) return;
-    log_->async_span(name_, "comm", begin_, TraceLog::Clock::now(), std::move(args_));
+    const auto end = inner_->completed_at().value_or(TraceLog::Clock::now());
+    log_->async_span(name_, "comm", begin_, std::max(begin_, end), std::move(args_));
     log_ = nullptr;
   }
   std::unique_ptr<Request> inner_;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ class Request {
   // True once complete. An iallreduce moves on without it (Gloo's threads; for MPI, the
   // communicator's progress thread); isend and irecv are for exchanges waited for soon after.
   virtual bool test() = 0;
+  // When the operation completed, if the backend saw it happen (MPI's progress thread, Gloo's
+  // completion callback); else nothing, and only the wait() or test() that found it done knows
+  // (later, if nobody looked).
+  virtual std::optional<TraceLog::Clock::time_point> completed_at() const { return std::nullopt; }
 };
 
 enum class ReduceOp { sum, max };

@@ -5,7 +5,9 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include <atomic>
 #include <cstdlib>
+#include <memory>
 
 #include "common/error.h"
 #include "common/host.h"
@@ -25,15 +27,32 @@ void wait_for(const c10::intrusive_ptr<c10d::Work>& work, int rank) {
 
 class GlooRequest : public Request {
  public:
-  GlooRequest(c10::intrusive_ptr<c10d::Work> work, std::vector<at::Tensor> keep_alive, int rank)
-      : work_(std::move(work)), tensors_(std::move(keep_alive)), rank_(rank) {}
+  // watch_completion: the work is a collective (c10d's AsyncWork), whose future Gloo's thread
+  // completes; its callback notes the time (at once if already complete). Sends and receives
+  // have no future in c10d 1.13.
+  GlooRequest(c10::intrusive_ptr<c10d::Work> work, std::vector<at::Tensor> keep_alive, int rank,
+              bool watch_completion = false)
+      : work_(std::move(work)), tensors_(std::move(keep_alive)), rank_(rank) {
+    if (!watch_completion) return;
+    work_->getFuture()->addCallback([completed = completed_](c10::ivalue::Future&) {
+      completed->store(TraceLog::Clock::now().time_since_epoch().count());
+    });
+  }
   void wait() override { wait_for(work_, rank_); }
   bool test() override { return work_->isCompleted(); }
+  std::optional<TraceLog::Clock::time_point> completed_at() const override {
+    const auto ticks = completed_->load();
+    if (ticks == kNotYet) return std::nullopt;
+    return TraceLog::Clock::time_point(TraceLog::Clock::duration(ticks));
+  }
 
  private:
+  static constexpr TraceLog::Clock::rep kNotYet = -1;
   c10::intrusive_ptr<c10d::Work> work_;
   std::vector<at::Tensor> tensors_;
   int rank_;
+  std::shared_ptr<std::atomic<TraceLog::Clock::rep>> completed_ =
+      std::make_shared<std::atomic<TraceLog::Clock::rep>>(kNotYet);
 };
 
 // size() equal views of a flat tensor, in rank order: how c10d takes per-rank buffers.
@@ -132,7 +151,7 @@ class GlooCommunicator : public Communicator {
   }
   std::unique_ptr<Request> do_iallreduce(at::Tensor& t) override {
     std::vector<at::Tensor> tensors{t};
-    return std::make_unique<GlooRequest>(pg_->allreduce(tensors), tensors, rank_);
+    return std::make_unique<GlooRequest>(pg_->allreduce(tensors), tensors, rank_, true);
   }
   std::unique_ptr<Communicator> do_split(int color, int rank, int size, int serial) override {
     if (color < 0) return nullptr;

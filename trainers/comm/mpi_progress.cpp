@@ -16,7 +16,8 @@ constexpr auto kIdlePoll = std::chrono::microseconds(100);
 struct MpiProgress::Outcome {
   std::string what;
   bool done = false;
-  std::string error;  // set with done when the request failed
+  TraceLog::Clock::time_point completed;  // when the progress thread saw it done
+  std::string error;                      // set with done when the request failed
 };
 
 class MpiProgress::Adopted : public Request {
@@ -27,6 +28,11 @@ class MpiProgress::Adopted : public Request {
   bool test() override {
     std::lock_guard<std::mutex> lock(progress_.mutex_);
     return outcome_->done;
+  }
+  std::optional<TraceLog::Clock::time_point> completed_at() const override {
+    std::lock_guard<std::mutex> lock(progress_.mutex_);
+    if (!outcome_->done) return std::nullopt;
+    return outcome_->completed;
   }
 
  private:
@@ -88,6 +94,7 @@ bool MpiProgress::test_pending() {
   std::vector<int> indices(count);
   int done = 0;
   int code = MPI_Testsome(count, requests.data(), &done, indices.data(), MPI_STATUSES_IGNORE);
+  const auto now = TraceLog::Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<bool> finished(count, code != MPI_SUCCESS);
   if (code != MPI_SUCCESS) {
@@ -102,6 +109,7 @@ bool MpiProgress::test_pending() {
   for (size_t i = 0; i < pending_.size(); ++i) {
     if (i < finished.size() && finished[i]) {
       pending_[i].outcome->done = true;
+      pending_[i].outcome->completed = now;
       any = true;
     } else {
       pending_[kept++] = std::move(pending_[i]);
