@@ -18,11 +18,6 @@ namespace {
 
 constexpr unsigned long kKernelThread = 0x00200000;  // PF_KTHREAD in /proc/PID/stat's flags
 
-double ticks_per_s() {
-  static const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
-  return hz;
-}
-
 double uptime_s() {
   std::ifstream in("/proc/uptime");
   double up = 0;
@@ -52,7 +47,7 @@ bool read_process(pid_t pid, ProcessCpu* p) {
   p->ppid = std::atoi(f[1].c_str());
   p->group = std::atoi(f[2].c_str());
   p->kernel = (std::stoul(f[6]) & kKernelThread) != 0;
-  p->cpu_s = (std::stod(f[11]) + std::stod(f[12])) / ticks_per_s();
+  p->cpu_s = (std::stod(f[11]) + std::stod(f[12])) / clock_ticks_per_s();
   p->start_ticks = std::stoull(f[19]);
   return true;
 }
@@ -124,7 +119,7 @@ void NoiseMeter::sample() {
     auto before = last_.find(p.pid);
     if (before != last_.end() && before->second.start_ticks == p.start_ticks) {
       used = p.cpu_s - before->second.cpu_s;
-    } else if (!first && p.start_ticks / ticks_per_s() >= last_s_) {
+    } else if (!first && p.start_ticks / clock_ticks_per_s() >= last_s_) {
       used = p.cpu_s;
     }
     if (in_tree(p)) {

@@ -64,14 +64,30 @@ struct Bucket {
 };
 
 // Overlap: the buckets go out one after another on one link, each as soon as it is ready and the
-// one before has gone; `cost` is one bucket's time (e.g. a ring allreduce of its bytes). Returns
-// the synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
+// one before has gone; `cost` is one bucket's time (e.g. a ring allreduce of its bytes). When
+// each bucket's transfer starts and ends, in seconds from the start of backward.
+struct Transfer {
+  double start = 0, end = 0;
+};
+template <typename Cost>
+std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cost& cost) {
+  std::vector<Transfer> out;
+  double end = 0;
+  for (const Bucket& b : buckets) {
+    const double start = b.ready_s > end ? b.ready_s : end;
+    end = start + cost(b.bytes);
+    out.push_back({start, end});
+  }
+  return out;
+}
+
+// The synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
 // When every bucket finishes before the next is ready, only the last bucket's cost is exposed.
 template <typename Cost>
 double exposed_after_backward_s(const std::vector<Bucket>& buckets, double backward_s,
                                 const Cost& cost) {
-  double end = 0;
-  for (const Bucket& b : buckets) end = (b.ready_s > end ? b.ready_s : end) + cost(b.bytes);
+  const std::vector<Transfer> t = transfers_of(buckets, cost);
+  const double end = t.empty() ? 0 : t.back().end;
   return end > backward_s ? end - backward_s : 0;
 }
 

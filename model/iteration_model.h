@@ -3,6 +3,8 @@
 // (measured once, the same for every method), plus what each synchronisation method's
 // algorithm costs on the link, overlapped with backward as far as its gradients' ready times
 // and its buckets allow.
+#include <algorithm>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -73,17 +75,17 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
 
 // The CPU time, spread over the machine's cores, of the part of each bucket's communication
 // that runs before backward ends at backward_s (each bucket's CPU spread evenly over its
-// transfer, the buckets sent one after another as in exposed_after_backward_s).
+// transfer, the transfers as transfers_of schedules them).
 template <typename Cost>
 double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, const Cost& cost,
                         const CommCpu& cpu) {
   if (!cpu.machine_cpu_s) return 0;
-  double end = 0, used = 0;
-  for (const Bucket& b : buckets) {
-    const double start = b.ready_s > end ? b.ready_s : end, t = cost(b.bytes);
-    end = start + t;
-    const double during = end <= backward_s ? t : (start < backward_s ? backward_s - start : 0);
-    if (t > 0) used += cpu.machine_cpu_s(b.bytes) * during / t;
+  const std::vector<Transfer> transfers = transfers_of(buckets, cost);
+  double used = 0;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    const Transfer& t = transfers[i];
+    const double during = std::clamp(backward_s - t.start, 0.0, t.end - t.start);
+    if (t.end > t.start) used += cpu.machine_cpu_s(buckets[i].bytes) * during / (t.end - t.start);
   }
   return used / cpu.cores;
 }

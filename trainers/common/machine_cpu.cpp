@@ -8,6 +8,11 @@
 
 namespace dtbench {
 
+double clock_ticks_per_s() {
+  static const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return hz;
+}
+
 MachineCpu read_machine_cpu() {
   std::ifstream in("/proc/stat");
   std::string cpu;
@@ -16,7 +21,7 @@ MachineCpu read_machine_cpu() {
   in >> cpu;
   for (double& t : ticks) in >> t;
   if (!in || cpu != "cpu") return {};
-  static const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const double hz = clock_ticks_per_s();
   MachineCpu m;
   m.busy_s = (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]) / hz;
   m.steal_s = ticks[7] / hz;

@@ -11,6 +11,9 @@ struct MachineCpu {
   double steal_s = 0;  // time the hypervisor ran something else on these cores
 };
 
+// The kernel's clock tick (USER_HZ), the unit of /proc's CPU times.
+double clock_ticks_per_s();
+
 // Zeros when /proc/stat cannot be read.
 MachineCpu read_machine_cpu();
 
