@@ -127,19 +127,50 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   return p;
 }
 
-double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& link) {
+double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& link,
+                        const CommCpu& cpu) {
   const Phases compute_only{compute.data_s, compute.forward_s, compute.backward_s, 0,
                             compute.optimizer_s};
-  if (ranks <= 1 || compute.tensor_bytes.empty()) return compute_only.total_s();
-  double end = 0;
-  for (size_t g = 0; g < compute.tensor_bytes.size(); ++g) {
-    double after = 0;  // every byte ready at or after gradient g: no plan sends it earlier
-    for (size_t h = 0; h < compute.tensor_bytes.size(); ++h) {
-      if (compute.ready_s[h] >= compute.ready_s[g]) after += compute.tensor_bytes[h];
+  const size_t n = compute.tensor_bytes.size();
+  if (ranks <= 1 || n == 0) return compute_only.total_s();
+  double all = 0;
+  for (double b : compute.tensor_bytes) all += b;
+  std::vector<double> after(n, 0);  // every byte ready at or after gradient g
+  for (size_t g = 0; g < n; ++g) {
+    for (size_t h = 0; h < n; ++h) {
+      if (compute.ready_s[h] >= compute.ready_s[g]) after[g] += compute.tensor_bytes[h];
     }
-    end = std::max(end, compute.ready_s[g] + ring_allreduce_s(ranks, after, link));
   }
-  return compute_only.total_s() + compute.straggler_s + std::max(0.0, end - compute.backward_s);
+  // Communication's CPU per byte sent during backward, on the machine's cores.
+  const double cpu_per_byte =
+      cpu.machine_cpu_s && all > 0
+          ? std::max(0.0, cpu.machine_cpu_s(all) - cpu.machine_cpu_s(0)) / all / cpu.cores
+          : 0;
+  // What the iteration takes beyond its compute when x bytes are sent during backward: their
+  // CPU, which stretches backward and its ready times, then whatever is left after backward,
+  // at least the rest of the bytes and everything ready at or after each r_g.
+  auto beyond = [&](double x) {
+    const double stretch = compute.backward_s > 0 ? 1 + cpu_per_byte * x / compute.backward_s : 1;
+    double exposed = x < all ? ring_allreduce_s(ranks, all - x, link) : 0;
+    for (size_t g = 0; g < n; ++g) {
+      exposed = std::max(exposed, ring_allreduce_s(ranks, after[g], link) -
+                                      stretch * (compute.backward_s - compute.ready_s[g]));
+    }
+    return cpu_per_byte * x + std::max(0.0, exposed);
+  };
+  // A convex function of x (a line plus the largest of lines): its least value by ternary
+  // search.
+  double lo = 0, hi = all;
+  for (int i = 0; i < 200; ++i) {
+    const double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+    if (beyond(a) <= beyond(b)) {
+      hi = b;
+    } else {
+      lo = a;
+    }
+  }
+  const double least = std::min({beyond(0), beyond(lo), beyond(all)});
+  return compute_only.total_s() + compute.straggler_s + least;
 }
 
 }  // namespace dtbench::model

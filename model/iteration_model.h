@@ -91,9 +91,14 @@ double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, c
 }
 
 // The best iteration any bucket plan could reach: the compute and the wait for the slowest
-// rank, plus the part of the communication no plan can hide, max over gradients g of (r_g +
-// the time to send every byte ready at or after r_g as one ring allreduce) - backward, and at
-// least the smallest last bucket's cost. Without communication's CPU (method.comm_cpu).
-double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& link);
+// rank, plus what no plan can hide. No plan sends a byte before its gradient is ready, so the
+// part after backward is at least max over gradients g of (r_g + the time to send every byte
+// ready at or after r_g as one ring allreduce) - backward (the smallest last bucket's cost at
+// least). With communication's CPU (cpu, as predict charges it), the x bytes a plan sends
+// during backward stretch it (and its ready times) by their CPU share, and the other S - x are
+// sent after it: the least over x of cpu(x) / cores + max(ring(S - x), what the ready times
+// leave after the stretched backward).
+double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& link,
+                        const CommCpu& cpu = {});
 
 }  // namespace dtbench::model

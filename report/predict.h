@@ -21,7 +21,9 @@ struct PredictedExperiment {
   double measured_s = 0;
   model::Phases measured;   // rank 0's phases, each the same mean
   model::Phases predicted;  // NaN total when not modelled
-  double best_s = 0;        // bucketed: the best iteration any bucket plan could reach
+  // bucketed engines: the best iteration any bucket plan could reach, with and without the
+  // CPU communication takes from backward (model::best_iteration_s)
+  double best_s = 0, best_without_cpu_s = 0;
   double error() const { return predicted.total_s() / measured_s - 1; }
   // The phase whose prediction is furthest from the measurement, and by how much (s).
   std::string worst_phase() const;
@@ -46,6 +48,10 @@ MeasuredCompute measured_compute(const SystemResults& s, const std::string& mode
 
 // Predicts every training experiment of s (warnings and the unmodelled are named in notes).
 Prediction predict_system(const SystemResults& s);
+
+// How far a bucketed experiment is from the best any bucket plan could reach, as a sentence
+// (empty for the others).
+std::string best_text(const PredictedExperiment& r);
 
 // The table dtbench predict prints: per experiment, measured and predicted iteration time,
 // the signed error, each phase measured/predicted, and the worst phase.

@@ -140,6 +140,31 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
   EXPECT_NEAR(best, 1.36 + std::max(last, all), 1e-12);
 }
 
+// With communication's CPU (0.1 s of a machine's CPU per MB, 2 cores, each byte sent during
+// backward slows it by 5e-8 s): every byte not exposed after backward is paid for in backward.
+TEST(IterationModel, NoBucketPlanBeatsTheBestIterationWithCommunicationsCpu) {
+  const ComputeProfile c = three_tensors();
+  const Link slow{0, 1e7};  // a ring allreduce of S: 1.5 S / 1e7 s
+  const CommCpu cpu{[](double b) { return b * 1e-7; }, 2};
+  const double best = best_iteration_s(c, 4, slow, cpu);
+  // By hand: backward stretches at most by 6 MB x 5e-8 = 0.3 s (x 1.3); the last 1 MB is
+  // exposed (0.15 s, which sends 1 MB), the other 5 MB cost 0.25 s of backward.
+  EXPECT_NEAR(best, 1.36 + 0.15 + 0.25, 1e-9);
+  EXPECT_LT(best_iteration_s(c, 4, slow), best);  // without the CPU: 1.36 + 0.15
+  EXPECT_NEAR(best_iteration_s(c, 4, slow), 1.36 + 0.15, 1e-9);
+  for (const std::vector<double>& plan :
+       std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
+    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, cpu}, slow).total_s(),
+              best - 1e-9);
+  }
+  // One bucket per tensor reaches it (backward 1.25 s, the last 0.15 s exposed).
+  EXPECT_NEAR(predict(c, {"bucketed", "overlap", 4, 0, {3e6, 2e6, 1e6}, {}, cpu}, slow).total_s(),
+              best, 1e-9);
+  // CPU dearer than the link (0.5 us a byte against 0.15): best to send it all after backward.
+  const CommCpu dear{[](double b) { return b * 1e-6; }, 2};
+  EXPECT_NEAR(best_iteration_s(c, 4, slow, dear), 1.36 + 0.9, 1e-9);
+}
+
 TEST(IterationModel, UnknownMethodsAreNotModelled) {
   EXPECT_FALSE(modelled("powersgd"));
   EXPECT_THROW(predict(three_tensors(), {"powersgd", "overlap", 4, 0, {}, {}, {}}, kLink),

@@ -7,9 +7,11 @@
 # Gloo sweep's machine CPU time; the compute comes from the blocking runs and their traces. Results
 # without traces (SMOKE) say what is missing; no results is one line and exit 2. What-if runs on
 # a parameter list and on the measured compute, labelled as predicted, with its figure.
-#   usage: predict_test.sh DTBENCH MODEL SMOKE
+# The same matrix with one host at 100 Mbit/s (BOTTLENECK) is a system of its own, its link the
+# bottleneck's.
+#   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK
 set -uo pipefail
-dtbench=$1 model=$2 smoke=$3
+dtbench=$1 model=$2 smoke=$3 bottleneck=$4
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -57,10 +59,21 @@ check "the model matrix gives figure 19" test -s "$work/report/figures/fig19_mod
 check "figure 19: the share within the target and the worst phase" \
   grep -Eq "The model is within 10.0% of the measured iteration time for [0-9]+ of 12 experiments" \
   "$work/report/report.md"
-check "figure 19: bucketed against the best any bucket plan could reach" \
-  grep -q "from the best iteration any bucket plan could reach" "$work/report/report.md"
+check "figure 19: bucketed against the best any bucket plan could reach, with and without the CPU" \
+  grep -Eq "from the best any bucket plan could reach here \([0-9.]+ s: .* and the CPU of what is sent during backward; [+-][0-9.]+% from [0-9.]+ s without that CPU\)" \
+  "$work/report/report.md"
 check "the report links each experiment's trace" \
   test "$(grep -c "): \[trace.json\](file://$model/experiments/.*/trace.json)" "$work/report/report.md")" -eq 12
+
+"$dtbench" predict "$bottleneck" >"$work/bottleneck.out" 2>&1
+code=$?
+check "bottleneck: exit 0 ($code), labelled with its links" \
+  grep -q "links 1gbit (host 3 at 100mbit)" "$work/bottleneck.out"
+check "bottleneck: the ring's link is the 100 Mbit/s host's (under 12.5 MB/s)" \
+  grep -Eq "mpi link: fitted to the mpi ring_allreduce sweep on 4 ranks .*, rate ([0-9]|1[0-2])\.[0-9] MB/s" \
+  "$work/bottleneck.out"
+check "bottleneck: 12 experiments with a signed error" \
+  test "$(grep -Ec "s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/bottleneck.out")" -eq 12
 
 "$dtbench" predict "$smoke" >"$work/smoke.out" 2>&1
 check "no traces: exit 0 ($?) and said what is missing" \

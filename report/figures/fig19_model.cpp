@@ -58,11 +58,7 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
   }
   for (const auto& r : p.rows) {
     if (r.best_s > 0 && r.run->record.config.sync == "bucketed") {
-      f.sentences.push_back(fmt::format(
-          "{}: measured {:.3f} s, {:+.1f}% from the best iteration any bucket plan could reach "
-          "with this compute and link ({:.3f} s: the compute, the wait for the slowest rank, and "
-          "the communication no plan can hide).",
-          r.label, r.measured_s, 100 * (r.measured_s / r.best_s - 1), r.best_s));
+      f.sentences.push_back(best_text(r) + ".");
     }
   }
   f.sentences.push_back("The model's inputs, all from these results: " +
