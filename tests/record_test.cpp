@@ -50,6 +50,7 @@ RunRecord sample_record() {
   r.system = {{"hostname", "h"}, {"cores", 2}};
   r.threads = 2;
   r.bucket_bytes = {1048576, 9437184, 4};
+  r.plan_inputs = {{0.5, 0.25, -1}, 1e-4, 1.2e8};
   for (int i = 0; i < 45; ++i) {
     IterationTimes t;
     for (size_t p = 0; p < kPhaseCount; ++p) t.phase_s[p] = 0.001 * (p + 1) + 1e-5 * i;
@@ -70,8 +71,8 @@ RunRecord sample_record() {
 TEST(Record, RoundTripsEveryField) {
   RunRecord r = sample_record();
   nlohmann::json j = to_json(r);
-  for (const char* key : {"schema", "config", "system", "threads", "bucket_bytes", "iterations",
-                          "evaluations", "ranks", "summary"}) {
+  for (const char* key : {"schema", "config", "system", "threads", "bucket_bytes", "plan_inputs",
+                          "iterations", "evaluations", "ranks", "summary"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   for (const char* key : {"epoch", "step", "loss", "data_s", "forward_s", "backward_s", "sync_s",

@@ -8,6 +8,7 @@
 #include "comm/self_communicator.h"
 #include "common/error.h"
 #include "fixtures.h"
+#include "sync/bucket_plan.h"
 #include "thread_ranks.h"
 #include "train/trainer.h"
 #include "train_checks.h"
@@ -107,6 +108,46 @@ TEST_F(GlooTraining, SlowRankSetsThePace) {
     for (double t : r.iterations.phase_s[static_cast<size_t>(Phase::forward)]) {
       EXPECT_GE(t, 0.020);  // the mean over 2 ranks of the forward phase, one of them slowed
     }
+  });
+}
+
+// bucketed re-cuts its buckets from a probe of the link and the first iteration's gradient
+// times; the record keeps both, and they alone give the buckets it ran.
+TEST_F(GlooTraining, BucketedRecordsThePlanItsBucketsCameFrom) {
+  run_gloo_ranks(2, [&](Communicator& comm) {
+    TrainConfig config = tiny_lenet_config(dir_.path());
+    config.sync = "bucketed";
+    config.mode = "overlap";
+    config.bucket_mb = 0.05;  // under LeNet-5's 0.25 MB, so that the cap cuts
+    config.max_iters = 3;
+    std::FILE* quiet = std::tmpfile();
+    Trainer trainer(config, load_train_data(config), comm, quiet);
+    RunRecord r = trainer.run();
+    std::fclose(quiet);
+    std::vector<int64_t> bytes;  // in backward's order, as the plans take them
+    std::vector<double> ready;
+    const auto params = trainer.model()->parameters();
+    ASSERT_EQ(r.plan_inputs.ready_s.size(), params.size());
+    for (size_t i = params.size(); i-- > 0;) {
+      bytes.push_back(params[i].nbytes());
+      ready.push_back(r.plan_inputs.ready_s[i]);
+      EXPECT_GE(r.plan_inputs.ready_s[i], 0.0);  // every gradient of LeNet-5 arrives
+    }
+    EXPECT_GT(r.plan_inputs.latency_s, 0.0);
+    // No fit (the larger probe no slower than the smaller): the first cut stays.
+    const int64_t cap = config.bucket_mb * kMiB;
+    const BucketPlan plan =
+        r.plan_inputs.bytes_per_s > 0
+            ? plan_timed_buckets(bytes, ready, {r.plan_inputs.latency_s, r.plan_inputs.bytes_per_s},
+                                 cap)
+            : plan_buckets(bytes, cap, std::min(cap, kFirstBucketBytes));
+    std::vector<int64_t> sizes;
+    for (const auto& bucket : plan) {
+      sizes.push_back(0);
+      for (size_t i : bucket) sizes.back() += bytes[i];
+    }
+    EXPECT_EQ(r.bucket_bytes, sizes);
+    EXPECT_GT(sizes.size(), 1u);
   });
 }
 

@@ -97,6 +97,11 @@ nlohmann::json summary_of(const RunRecord& r) {
   return j;
 }
 
+nlohmann::json plan_inputs_to_json(const Timeline& t) {
+  if (t.ready_s.empty()) return nullptr;
+  return {{"latency_s", t.latency_s}, {"bytes_per_s", t.bytes_per_s}, {"ready_s", t.ready_s}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunRecord& r) {
@@ -106,6 +111,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"system", r.system},
       {"threads", r.threads},
       {"bucket_bytes", r.bucket_bytes},
+      {"plan_inputs", plan_inputs_to_json(r.plan_inputs)},
       {"iterations", iterations_to_json(r.iterations)},
       {"evaluations", r.evaluations},
       {"ranks", r.ranks},
@@ -123,6 +129,12 @@ RunRecord record_from_json(const nlohmann::json& j) {
     r.system = j.at("system");
     j.at("threads").get_to(r.threads);
     r.bucket_bytes = j.value("bucket_bytes", std::vector<int64_t>{});  // older records: none
+    if (j.contains("plan_inputs") && !j["plan_inputs"].is_null()) {
+      const auto& p = j["plan_inputs"];
+      p.at("latency_s").get_to(r.plan_inputs.latency_s);
+      p.at("bytes_per_s").get_to(r.plan_inputs.bytes_per_s);
+      p.at("ready_s").get_to(r.plan_inputs.ready_s);
+    }
     r.iterations = iterations_from_json(j.at("iterations"));
     j.at("evaluations").get_to(r.evaluations);
     j.at("ranks").get_to(r.ranks);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sync/grad_sync.h"
 #include "train/config.h"
 #include "train/phase_timer.h"
 #include "train/resource_usage.h"
@@ -57,6 +58,9 @@ struct RunRecord {
   nlohmann::json system;
   int threads = 0;                    // what libtorch actually used
   std::vector<int64_t> bucket_bytes;  // the strategy's buckets at the end, in launch order
+  // What a strategy that plans from time (bucketed) planned from: the link probe and the first
+  // iteration's gradient-ready times (model order, the latest over ranks). Empty ready_s: none.
+  Timeline plan_inputs;
   IterationLog iterations;
   std::vector<Evaluation> evaluations;
   std::vector<RankUsage> ranks;

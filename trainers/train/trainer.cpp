@@ -224,6 +224,7 @@ RunRecord Trainer::run() {
 
   if (trace_) write_trace();
   record.bucket_bytes = sync_->bucket_bytes();
+  record.plan_inputs = timeline_;
   RankUsage mine;
   mine.rank = config_.rank;
   mine.host = host_name();
