@@ -128,6 +128,11 @@ void add_predict(CLI::App& app, PredictOptions& o) {
   predict->add_option("--forward-s", w.forward_s, "One rank's forward, seconds (--what-if)");
   predict->add_option("--backward-s", w.backward_s, "One rank's backward, seconds (--what-if)");
   predict->add_option("--optimizer-s", w.optimizer_s, "One rank's optimizer step (--what-if)");
+  predict->add_option("--compute-scale", w.compute_scale,
+                      "--what-if: compute = --scale-from's measured forward and backward times "
+                      "this (e.g. the ratio of multiply-adds per batch)");
+  predict->add_option("--scale-from", w.scale_from, "The measured model --compute-scale scales")
+      ->capture_default_str();
   predict->add_option("-o,--output", w.output, "--what-if: draw the figure into this PDF");
 }
 

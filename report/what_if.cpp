@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <numeric>
 #include <stdexcept>
 
 #include "common/error.h"
@@ -33,17 +34,52 @@ std::vector<model::Parameter> parameters_of(const WhatIfOptions& o) {
   }
 }
 
-// The compute: measured in profile_dir where it has the model, overridden by what is given.
+double sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
+
+// --compute-scale: o.scale_from's compute measured in dir, its forward, backward and straggler
+// times the factor, its optimizer step by the ratio of parameters (SGD touches each a fixed
+// number of times); the gradients' ready times are the target's own, by bytes.
+model::ComputeProfile scaled_compute(const WhatIfOptions& o, const std::string& dir,
+                                     const std::vector<double>& bytes,
+                                     std::vector<std::string>& assumptions) {
+  require(o.compute_scale > 0, fmt::format("--compute-scale {} is not > 0", o.compute_scale));
+  require(!dir.empty() && fs::is_directory(dir),
+          fmt::format("--compute-scale needs --profile RESULTS_DIR with traced blocking runs of {}",
+                      o.scale_from));
+  Results results = load_results({dir});
+  MeasuredCompute m = measured_compute(results.systems.front(), o.scale_from);
+  require(m.found, fmt::format("{} has no measured compute of {} to scale: {}", dir, o.scale_from,
+                               m.source));
+  model::ComputeProfile c = m.profile;
+  const double parameters = sum(bytes) / sum(m.profile.tensor_bytes);
+  c.forward_s *= o.compute_scale;
+  c.backward_s *= o.compute_scale;
+  c.straggler_s *= o.compute_scale;
+  c.optimizer_s *= parameters;
+  assumptions.push_back(fmt::format(
+      "compute scaled from {} measured in {} ({}): forward, backward and the slowest rank's lag "
+      "x {:g} (given), the optimizer step x {:.3g} (the ratio of parameters), data as measured",
+      o.scale_from, dir, m.source, o.compute_scale, parameters));
+  return c;
+}
+
+// The compute: measured in profile_dir where it has the model (or scaled from another model
+// measured there), overridden by what is given.
 model::ComputeProfile compute_of(const WhatIfOptions& o, const std::vector<double>& bytes,
                                  std::vector<std::string>& assumptions) {
   model::ComputeProfile c;
   bool measured = false;
   std::string dir = o.profile_dir;
-  if (dir.empty() && std::isnan(o.backward_s) && o.model == "vgg11" &&
+  const bool scaled = !std::isnan(o.compute_scale);
+  if (dir.empty() && std::isnan(o.backward_s) && (o.model == "vgg11" || scaled) &&
       fs::is_directory(o.default_profile_dir)) {
     dir = o.default_profile_dir;
   }
-  if (!dir.empty()) {
+  if (scaled) {
+    c = scaled_compute(o, dir, bytes, assumptions);
+  } else if (!dir.empty()) {
     Results results = load_results({dir});
     MeasuredCompute m = measured_compute(results.systems.front(), o.model);
     require(m.found || !std::isnan(o.backward_s),
@@ -59,10 +95,10 @@ model::ComputeProfile compute_of(const WhatIfOptions& o, const std::vector<doubl
   if (!std::isnan(o.forward_s)) c.forward_s = o.forward_s;
   if (!std::isnan(o.optimizer_s)) c.optimizer_s = o.optimizer_s;
   if (!std::isnan(o.backward_s)) c.backward_s = o.backward_s;
-  require(measured || (!std::isnan(o.forward_s) && !std::isnan(o.backward_s)),
+  require(measured || scaled || (!std::isnan(o.forward_s) && !std::isnan(o.backward_s)),
           fmt::format("no compute for {}: give --profile RESULTS_DIR with traced blocking runs of "
-                      "it, or --forward-s and --backward-s",
-                      o.model));
+                      "it, --compute-scale R (from {} measured), or --forward-s and --backward-s",
+                      o.model, o.scale_from));
   if (!measured || c.tensor_bytes != bytes || !std::isnan(o.backward_s)) {
     c.tensor_bytes = bytes;
     c.ready_s = model::ready_by_bytes(bytes, c.backward_s);
@@ -86,11 +122,9 @@ int what_if_command(const WhatIfOptions& o) {
   require(o.latency_us >= 0, "--latency-us is negative");
   const auto parameters = parameters_of(o);
   const auto bytes = model::float_bytes(parameters);
-  double total = 0;
-  for (double b : bytes) total += b;
   std::vector<std::string> assumptions = {
       fmt::format("{}: {} parameter tensors, {:.1f} MB of float32 gradient", o.model,
-                  parameters.size(), total / 1e6)};
+                  parameters.size(), sum(bytes) / 1e6)};
   model::Scenario scenario;
   scenario.compute = compute_of(o, bytes, assumptions);
   for (int n = 2; n <= o.max_ranks; n *= 2) scenario.ranks.push_back(n);

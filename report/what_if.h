@@ -17,9 +17,14 @@ struct WhatIfOptions {
   // Used when profile_dir is empty and the model's compute is not given: vgg11 is measured there.
   std::string default_profile_dir;
   double forward_s = std::nan(""), backward_s = std::nan(""), optimizer_s = std::nan("");
-  std::string output;       // a PDF (its CSV beside it); "" = the table only
-  std::string shapes_dir;   // model/shapes
-  std::string figures_dir;  // report/figures (what_if.gp, common.gp)
+  // Compute scaled from another model's measured profile: its forward and backward times this
+  // factor (e.g. the ratio of multiply-adds per batch), its optimizer step by the ratio of
+  // parameters. NaN: not scaled.
+  double compute_scale = std::nan("");
+  std::string scale_from = "vgg11";  // the measured model the compute is scaled from
+  std::string output;                // a PDF (its CSV beside it); "" = the table only
+  std::string shapes_dir;            // model/shapes
+  std::string figures_dir;           // report/figures (what_if.gp, common.gp)
 };
 
 // UserError for an unknown model, a bad parameter list, or compute that is neither measured

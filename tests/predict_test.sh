@@ -6,7 +6,8 @@
 # to the collectives sweep; the CPU that overlapped communication takes from compute, from the
 # Gloo sweep's machine CPU time; the compute comes from the blocking runs and their traces. Results
 # without traces (SMOKE) say what is missing; no results is one line and exit 2. What-if runs on
-# a parameter list and on the measured compute, labelled as predicted, with its figure.
+# a parameter list and on the measured compute (its own, or another model's scaled), labelled as
+# predicted, with its figure.
 # The same matrix with one host at 100 Mbit/s (BOTTLENECK) is a system of its own, its link the
 # bottleneck's.
 #   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK
@@ -98,6 +99,23 @@ check "what-if: the figure" test -s "$work/what-if/resnet50.pdf"
 check "what-if: VGG-11's compute measured in the results" \
   grep -q "compute measured in $model" "$work/v.out"
 check "what-if: 1024 ranks" grep -Eq "^bucketed +1024 +100 " "$work/v.out"
+# ResNet-50 with VGG-11's measured compute scaled: forward and backward times the factor.
+"$dtbench" predict --what-if --model resnet50 --profile "$model" --compute-scale 25 --ranks 8 \
+  --gbit 10 >"$work/s.out" 2>&1
+check "what-if: compute scaled from VGG-11's measured" \
+  grep -q "compute scaled from vgg11 measured in $model" "$work/s.out"
+forward_of() { sed -n 's/.*compute per rank: forward \([0-9.]*\) s, backward \([0-9.]*\) s.*/\1 \2/p' "$1"; }
+check "what-if: scaled forward and backward 25 x measured ($(forward_of "$work/s.out") against $(forward_of "$work/v.out"))" \
+  awk -v s="$(forward_of "$work/s.out")" -v m="$(forward_of "$work/v.out")" 'BEGIN {
+    split(s, a, " "); split(m, b, " ");
+    exit !(b[1] > 0 && b[2] > 0 && (a[1] / b[1] - 25)^2 < 0.1 && (a[2] / b[2] - 25)^2 < 0.1) }'
+"$dtbench" predict --what-if --model resnet50 --profile "$model" --compute-scale 2 \
+  --scale-from lenet5 >/dev/null 2>"$work/f.err"
+code=$?
+check "what-if: nothing measured to scale: exit 2 ($code), one line: $(cat "$work/f.err")" \
+  test $code -eq 2 -a "$(wc -l <"$work/f.err")" -eq 1
+"$dtbench" predict --what-if --model resnet50 --profile "$model" --compute-scale -1 >/dev/null 2>"$work/g.err"
+check "what-if: a negative scale: one line ($(cat "$work/g.err"))" grep -q "is not > 0" "$work/g.err"
 "$dtbench" predict --what-if --model nosuch >/dev/null 2>"$work/m.err"
 code=$?
 check "what-if: unknown model: exit 2 ($code), one line: $(cat "$work/m.err")" \
