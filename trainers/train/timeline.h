@@ -30,8 +30,9 @@ class GradientClock {
   GradientHooks hooks_;  // last: removed before what they write goes away
 };
 
-// Collective: times allreduces of one float and of `bytes` over comm (a warm-up, then the
-// median of three, each after a barrier, the slowest rank's time) and fits
+// Collective: times nonblocking allreduces (iallreduce, then wait: what bucketed's buckets run)
+// of one float and of `bytes` over comm (a warm-up, then the median of three, each after a
+// barrier, the slowest rank's time) and fits
 // latency_s + bytes / bytes_per_s. bytes_per_s is 0 when the two times do not allow a fit.
 // Its bytes count as comm's traffic: call it outside any measured region.
 void measure_allreduce_cost(Communicator& comm, int64_t bytes, Timeline& out);
