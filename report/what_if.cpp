@@ -38,6 +38,11 @@ double sum(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0);
 }
 
+// The compute of `model` measured in the results directory dir.
+MeasuredCompute measured_in(const std::string& dir, const std::string& model) {
+  return measured_compute(load_results({dir}).systems.front(), model);
+}
+
 // --compute-scale: o.scale_from's compute measured in dir, its forward, backward and straggler
 // times the factor, its optimizer step by the ratio of parameters (SGD touches each a fixed
 // number of times); the gradients' ready times are the target's own, by bytes.
@@ -48,8 +53,7 @@ model::ComputeProfile scaled_compute(const WhatIfOptions& o, const std::string& 
   require(!dir.empty() && fs::is_directory(dir),
           fmt::format("--compute-scale needs --profile RESULTS_DIR with traced blocking runs of {}",
                       o.scale_from));
-  Results results = load_results({dir});
-  MeasuredCompute m = measured_compute(results.systems.front(), o.scale_from);
+  MeasuredCompute m = measured_in(dir, o.scale_from);
   require(m.found, fmt::format("{} has no measured compute of {} to scale: {}", dir, o.scale_from,
                                m.source));
   model::ComputeProfile c = m.profile;
@@ -80,8 +84,7 @@ model::ComputeProfile compute_of(const WhatIfOptions& o, const std::vector<doubl
   if (scaled) {
     c = scaled_compute(o, dir, bytes, assumptions);
   } else if (!dir.empty()) {
-    Results results = load_results({dir});
-    MeasuredCompute m = measured_compute(results.systems.front(), o.model);
+    MeasuredCompute m = measured_in(dir, o.model);
     require(m.found || !std::isnan(o.backward_s),
             fmt::format("{} has no measured compute of {}: {}", dir, o.model, m.source));
     if (m.found && m.profile.tensor_bytes == bytes) {
