@@ -21,6 +21,28 @@ double allreduce_end(double start, int64_t size, const LinkModel& link) {
   return start + link.latency_s + static_cast<double>(size) / link.bytes_per_s;
 }
 
+// A plan of the first i gradients in k buckets: when it ends at the measured rate and at
+// kSlowLinkShare of it; its last bucket is [cut, i), after plan `rest` of the first cut
+// gradients in k - 1 buckets.
+struct PartialPlan {
+  double end_s = 0;
+  double slow_end_s = 0;
+  size_t cut = 0;
+  size_t rest = 0;
+};
+
+// The plans that no other ends before at both rates, in order of end_s.
+std::vector<PartialPlan> unbeaten(std::vector<PartialPlan> plans) {
+  std::sort(plans.begin(), plans.end(), [](const PartialPlan& a, const PartialPlan& b) {
+    return a.end_s != b.end_s ? a.end_s < b.end_s : a.slow_end_s < b.slow_end_s;
+  });
+  std::vector<PartialPlan> kept;
+  for (const PartialPlan& p : plans) {
+    if (kept.empty() || p.slow_end_s < kept.back().slow_end_s) kept.push_back(p);
+  }
+  return kept;
+}
+
 }  // namespace
 
 BucketPlan plan_buckets(const std::vector<int64_t>& bytes, int64_t cap, int64_t first_cap) {
@@ -43,6 +65,16 @@ BucketPlan plan_buckets(const std::vector<int64_t>& bytes, int64_t cap, int64_t 
   return buckets;
 }
 
+std::vector<int64_t> bucket_sizes(const BucketPlan& plan, const std::vector<int64_t>& bytes) {
+  std::vector<int64_t> sizes;
+  sizes.reserve(plan.size());
+  for (const auto& bucket : plan) {
+    sizes.push_back(0);
+    for (size_t i : bucket) sizes.back() += bytes[i];
+  }
+  return sizes;
+}
+
 double predicted_end_s(const BucketPlan& plan, const std::vector<int64_t>& bytes,
                        const std::vector<double>& ready_s, const LinkModel& link) {
   const std::vector<double> ready = known_ready(ready_s);
@@ -63,15 +95,16 @@ BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vect
                               const LinkModel& link, int64_t cap) {
   const size_t n = bytes.size();
   const std::vector<double> ready = known_ready(ready_s);
-  const double inf = std::numeric_limits<double>::infinity();
-  // end[k][i]: the earliest time the first i gradients can all have been allreduced in k
-  // buckets, the last of them being [cut[k][i], i). A later start never ends earlier, so the
-  // best plan of i in k buckets extends the best plan of some j < i in k - 1.
-  std::vector<std::vector<double>> end(n + 1, std::vector<double>(n + 1, inf));
-  std::vector<std::vector<size_t>> cut(n + 1, std::vector<size_t>(n + 1, 0));
-  end[0][0] = 0;
+  const LinkModel slow{link.latency_s, link.bytes_per_s * kSlowLinkShare};
+  // plans[k][i]: the plans of the first i gradients in k buckets that no other ends before at
+  // both rates. A later start never ends earlier, at either rate, so the best plans of i in k
+  // buckets extend those of some j < i in k - 1.
+  std::vector<std::vector<std::vector<PartialPlan>>> plans(
+      n + 1, std::vector<std::vector<PartialPlan>>(n + 1));
+  plans[0][0] = {PartialPlan{}};
   for (size_t k = 1; k <= n; ++k) {
     for (size_t i = 1; i <= n; ++i) {
+      std::vector<PartialPlan> found;
       int64_t size = 0, largest = 0;
       double last_ready = 0;
       // Grow the bucket [j, i) downwards; stop once it is over the cap and more than one
@@ -83,27 +116,46 @@ BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vect
         if (size > cap && size != largest) break;
         // An empty bucket would be an allreduce of nothing: zero-byte parameters join a
         // neighbour.
-        if ((size == 0 && i - j < n) || std::isinf(end[k - 1][j])) continue;
-        const double t = allreduce_end(std::max(last_ready, end[k - 1][j]), size, link);
-        if (t < end[k][i]) {
-          end[k][i] = t;
-          cut[k][i] = j;
+        if (size == 0 && i - j < n) continue;
+        for (size_t b = 0; b < plans[k - 1][j].size(); ++b) {
+          const PartialPlan& rest = plans[k - 1][j][b];
+          found.push_back({allreduce_end(std::max(last_ready, rest.end_s), size, link),
+                           allreduce_end(std::max(last_ready, rest.slow_end_s), size, slow), j, b});
         }
       }
+      plans[k][i] = unbeaten(std::move(found));
     }
   }
-  // The fewest buckets among the plans that end earliest: where the link would wait for
-  // backward anyway, the model prices an extra operation at nothing, but each one costs CPU
-  // time on every rank (on hosts/local, 17 buckets where 4 end as early).
+  // The earliest end, then the earliest on the slower link, then the fewest buckets: where the
+  // link would wait for backward anyway, the model prices an extra operation at nothing, but
+  // each one costs CPU time on every rank (on hosts/local, 17 buckets where 4 end as early).
   constexpr double kSameEnd_s = 1e-9;
-  size_t best = 0;
-  for (size_t k = 1; k <= n; ++k) {
-    if (end[k][n] < end[best][n] - kSameEnd_s) best = k;
+  const double inf = std::numeric_limits<double>::infinity();
+  double best_end = inf, best_slow_end = inf;
+  for (const auto& found : plans) {
+    for (const PartialPlan& p : found[n]) best_end = std::min(best_end, p.end_s);
+  }
+  for (const auto& found : plans) {
+    for (const PartialPlan& p : found[n]) {
+      if (p.end_s <= best_end + kSameEnd_s) best_slow_end = std::min(best_slow_end, p.slow_end_s);
+    }
+  }
+  const auto is_best = [&](const PartialPlan& p) {
+    return p.end_s <= best_end + kSameEnd_s && p.slow_end_s <= best_slow_end + kSameEnd_s;
+  };
+  size_t k = 0, b = 0;
+  for (;; ++k) {
+    const auto& found = plans[k][n];
+    b = static_cast<size_t>(std::find_if(found.begin(), found.end(), is_best) - found.begin());
+    if (b < found.size()) break;
   }
   BucketPlan plan;
-  for (size_t k = best, i = n; k > 0; i = cut[k][i], --k) {
+  for (size_t i = n; k > 0; --k) {
+    const PartialPlan& p = plans[k][i][b];
     plan.emplace_back();
-    for (size_t m = cut[k][i]; m < i; ++m) plan.back().push_back(m);
+    for (size_t m = p.cut; m < i; ++m) plan.back().push_back(m);
+    i = p.cut;
+    b = p.rest;
   }
   std::reverse(plan.begin(), plan.end());
   return plan;
