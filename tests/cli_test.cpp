@@ -46,7 +46,8 @@ TEST(Cli, HelpListsEveryOptionWithItsDefault) {
        {"--model TEXT=vgg11", "--dataset", "--data-dir", "--epochs INT:POSITIVE=1",
         "--max-iters INT:NONNEGATIVE=0", "--global-batch", "vgg11 256, lenet5 64", "--lr",
         "vgg11 0.1, lenet5 0.01", "--momentum", "--weight-decay", "--threads", "--seed UINT=1",
-        "--log-interval INT:POSITIVE=20", "--no-eval", "--eval-limit", "--eval-batch", "--out"}) {
+        "--log-interval INT:POSITIVE=20", "--no-eval", "--train-limit INT:NONNEGATIVE=0",
+        "--eval-limit", "--eval-batch", "--out"}) {
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
   }
 }
@@ -83,6 +84,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::make_pair("--frobnicate", "--frobnicate"),
                       std::make_pair("--global-batch 0", "--global-batch"),
                       std::make_pair("--epochs -1", "--epochs"),
+                      std::make_pair("--train-limit -5", "--train-limit"),
                       std::make_pair("--threads many", "--threads"),
                       std::make_pair("--model resnet", "unknown model 'resnet'"),
                       std::make_pair("--model lenet5 --dataset imagenet", "unknown dataset"),

@@ -269,7 +269,8 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
   EXPECT_THAT(
       user_error([] { load_matrix("huge", kMatrices); }),
       HasSubstr(
-          "unknown matrix 'huge' (known: bucket-plans, compression, full, hierarchical, model, "
+          "unknown matrix 'huge' (known: bucket-plans, compression, compression-epochs, full, "
+          "hierarchical, model, "
           "overlap, quick, smoke, standard)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),

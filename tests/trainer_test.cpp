@@ -100,6 +100,20 @@ TEST_F(TinyMnist, MaxItersStopsMidEpochAndStillEvaluates) {
   EXPECT_NE(printed.find("(iterations 1-12)"), std::string::npos) << printed;
 }
 
+TEST_F(TinyMnist, TrainLimitMakesAnEpochAPassOverTheFirstImages) {
+  config_.epochs = 2;
+  config_.train_limit = 96;  // 3 iterations of 32 per epoch, where the whole set makes 10
+  config_.eval_limit = 30;
+  RunRecord r = train(config_);
+  EXPECT_EQ(r.iterations.size(), 6u);
+  ASSERT_EQ(r.evaluations.size(), 2u);
+  EXPECT_EQ(r.evaluations[0].iterations, 3);
+  EXPECT_EQ(r.config.train_limit, 96);
+  config_.train_limit = 1000;  // more than there are: the whole set
+  config_.epochs = 1;
+  EXPECT_EQ(train(config_).iterations.size(), 10u);
+}
+
 TEST_F(TinyMnist, PhasesAddUpToTheIterationTime) {
   config_.max_iters = 5;
   config_.eval = false;

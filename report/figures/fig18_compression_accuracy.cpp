@@ -1,7 +1,8 @@
 // Figure 18, "Sending less: accuracy and time to accuracy": test accuracy of the
-// communication-efficient strategies against training time (matrix group "compression", the
-// LeNet-5 runs over several epochs), and the time each took to a target accuracy, drawn by
-// fig18_compression_accuracy.gp.
+// communication-efficient strategies against training time, and the time each took to a target
+// accuracy, per model: LeNet-5 from matrix group "compression", VGG-11 from group
+// "compression_epochs" (its runs over several epochs on part of the training set); drawn by
+// fig18_compression_accuracy.gp, one row of panels per model.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -31,74 +32,57 @@ std::vector<double> time_at_evaluations(const TrainRun& r) {
   return at;
 }
 
-}  // namespace
+// Where each model's runs over several epochs are.
+struct AccuracyRuns {
+  const char* group;
+  const char* model;
+};
+constexpr AccuracyRuns kAccuracyRuns[] = {{"compression", "lenet5"},
+                                          {"compression_epochs", "vgg11"}};
 
-FigureData compression_accuracy(const SystemResults& s, const std::vector<SystemResults>&) {
-  FigureData f;
-  auto runs = runs_with(s, "compression", "lenet5");
-  f.table.columns = {"method",         "epochs",  "iterations",
-                     "final_accuracy", "train_s", "time_to_target_s"};
-  Table curves, losses;
-  curves.columns = {"method", "train_s", "test_accuracy"};
-  losses.columns = {"method", "iteration", "loss"};
+// One model's rows, curves (series "<model>:<method>") and sentences.
+void add_model(const SystemResults& s, const std::vector<const TrainRun*>& runs,
+               const std::string& model, FigureData& f, Table& curves, Table& losses) {
   const TrainRun* fp32 = nullptr;
   for (const TrainRun* r : runs) {
-    if (param(*r, "sync") == "bucketed" && !r->record.evaluations.empty()) fp32 = r;
+    if (param(*r, "sync") == "bucketed") fp32 = r;
   }
   const double target =
       fp32 != nullptr ? kTargetShare * fp32->record.evaluations.back().accuracy : std::nan("");
-  std::vector<std::string> series;
-  std::vector<const TrainRun*> row_runs;  // the run of each table row
-  for (const TrainRun* r : runs) {
-    const auto& evaluations = r->record.evaluations;
-    if (evaluations.empty()) continue;
-    const auto at = time_at_evaluations(*r);
-    double to_target = std::nan("");
-    for (size_t i = 0; i < evaluations.size(); ++i) {
-      curves.rows.push_back({method_label(*r), at[i], evaluations[i].accuracy});
-      if (std::isnan(to_target) && evaluations[i].accuracy >= target) to_target = at[i];
-    }
-    f.table.rows.push_back({method_label(*r), evaluations.back().epoch,
-                            evaluations.back().iterations, evaluations.back().accuracy, at.back(),
-                            to_target});
-    row_runs.push_back(r);
-    add_loss_curve(losses, method_label(*r), *r);
-    series.push_back(method_label(*r));
-  }
-  f.extra.push_back({"curves", curves});
-  f.extra.push_back({"losses", losses});
-  f.series = fmt::format("{}", fmt::join(series, " "));
-  if (f.table.rows.empty()) return f;
-  f.caption = fmt::format(
-      "Test accuracy after each epoch against training time (the sum of the iteration times, "
-      "evaluation excluded), and the training loss per iteration (the repetition with the median "
-      "iteration time of each); {}",
-      model_caption("lenet5", *runs[0]));
-  if (fp32 == nullptr) {
-    f.sentences.push_back("The float32 baseline (bucketed) was not measured: no target accuracy.");
-    return f;
-  }
-  std::vector<std::string> reached, missed;
+  std::vector<std::string> methods, reached, missed;
   const TrainRun* first = nullptr;
   double first_time = 0;
-  for (size_t i = 0; i < f.table.rows.size(); ++i) {
-    const double t = f.table.number(i, "time_to_target_s");
-    if (!std::isnan(t) && (first == nullptr || t < first_time)) first = row_runs[i], first_time = t;
-  }
-  for (const auto& row : f.table.rows) {
-    const std::string method = row[f.table.column("method")].get<std::string>();
-    const double t = row[f.table.column("time_to_target_s")].get<double>();
-    if (std::isnan(t)) {
-      missed.push_back(fmt::format("{} ({} at the end)", method,
-                                   percent(row[f.table.column("final_accuracy")].get<double>())));
+  for (const TrainRun* r : runs) {
+    const auto& evaluations = r->record.evaluations;
+    const auto at = time_at_evaluations(*r);
+    const std::string method = method_label(*r), series = model + ":" + method;
+    double to_target = std::nan("");
+    for (size_t i = 0; i < evaluations.size(); ++i) {
+      curves.rows.push_back({series, at[i], evaluations[i].accuracy});
+      if (std::isnan(to_target) && evaluations[i].accuracy >= target) to_target = at[i];
+    }
+    f.table.rows.push_back({model, method, evaluations.back().epoch, evaluations.back().iterations,
+                            evaluations.back().accuracy, at.back(), to_target});
+    add_loss_curve(losses, series, *r);
+    methods.push_back(method);
+    if (std::isnan(to_target)) {
+      missed.push_back(
+          fmt::format("{} ({} at the end)", method, percent(evaluations.back().accuracy)));
     } else {
-      reached.push_back(fmt::format("{} {} s", method, short_number(t)));
+      reached.push_back(fmt::format("{} {} s", method, short_number(to_target)));
+      if (first == nullptr || to_target < first_time) first = r, first_time = to_target;
     }
   }
+  f.labels["methods_" + model] = fmt::format("{}", fmt::join(methods, " "));
+  if (fp32 == nullptr) {
+    f.sentences.push_back(fmt::format(
+        "{}: the float32 baseline (bucketed) was not measured: no target accuracy.", model));
+    return;
+  }
   f.sentences.push_back(fmt::format(
-      "Target: {} test accuracy, {:.0f}% of what bucketed in float32 reached. Time to it (at the "
-      "first evaluation, after each epoch, at or above it): {}.",
-      percent(target), 100 * kTargetShare, fmt::join(reached, ", ")));
+      "{}: target {} test accuracy, {:.0f}% of what bucketed in float32 reached. Time to it (at "
+      "the first evaluation, after each epoch, at or above it): {}.",
+      model, percent(target), 100 * kTargetShare, fmt::join(reached, ", ")));
   if (first != nullptr && first != fp32) {
     const bool out = stands_out(repeated_time(s, *first), repeated_time(s, *fp32));
     f.sentences.push_back(
@@ -109,6 +93,41 @@ FigureData compression_accuracy(const SystemResults& s, const std::vector<System
     f.sentences.push_back(
         fmt::format("Never reached it in these epochs: {}.", fmt::join(missed, ", ")));
   }
+}
+
+}  // namespace
+
+FigureData compression_accuracy(const SystemResults& s, const std::vector<SystemResults>&) {
+  FigureData f;
+  f.table.columns = {"model",          "method",  "epochs",          "iterations",
+                     "final_accuracy", "train_s", "time_to_target_s"};
+  Table curves, losses;
+  curves.columns = {"series", "train_s", "test_accuracy"};
+  losses.columns = {"series", "iteration", "loss"};
+  std::vector<std::string> models, captions;
+  for (const auto& [group, model] : kAccuracyRuns) {
+    std::vector<const TrainRun*> runs;
+    for (const TrainRun* r : runs_with(s, group, model)) {
+      if (r->record.evaluations.size() > 1) runs.push_back(r);
+    }
+    if (runs.empty()) continue;
+    models.emplace_back(model);
+    const auto& config = runs[0]->record.config;
+    captions.push_back(fmt::format(
+        "{}{}", model_caption(model, *runs[0]),
+        config.train_limit > 0 ? fmt::format(", the first {} training images", config.train_limit)
+                               : ""));
+    add_model(s, runs, model, f, curves, losses);
+  }
+  f.extra.push_back({"curves", curves});
+  f.extra.push_back({"losses", losses});
+  f.series = fmt::format("{}", fmt::join(models, " "));
+  if (f.table.rows.empty()) return f;
+  f.caption = fmt::format(
+      "Test accuracy after each epoch against training time (the sum of the iteration times, "
+      "evaluation excluded), and the training loss per iteration (the repetition with the median "
+      "iteration time of each), one row per model; {}",
+      fmt::join(captions, "; "));
   f.sentences.push_back(
       "One run per method (the repetition with the median iteration time): accuracy differences "
       "of a few tenths of a percent are within what another seed would change.");

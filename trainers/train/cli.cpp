@@ -137,6 +137,10 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
       ->check(positive());
   app.add_flag("--eval,!--no-eval", c.eval,
                "Evaluate on the test set after each epoch (--no-eval: skip it)");
+  app.add_option("--train-limit", c.train_limit,
+                 "Train on the first N training images (0: all); an epoch is a pass over them")
+      ->capture_default_str()
+      ->check(non_negative());
   app.add_option("--eval-limit", c.eval_limit, "Evaluate on the first N test images (0: all)")
       ->capture_default_str()
       ->check(non_negative());

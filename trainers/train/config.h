@@ -13,7 +13,8 @@ struct TrainConfig {
   std::string dataset = "cifar10";
   std::string data_dir = "data";
   int epochs = 1;
-  int64_t max_iters = 0;  // 0: no limit; otherwise training stops after this many iterations
+  int64_t train_limit = 0;  // 0: the whole training set; otherwise its first N images
+  int64_t max_iters = 0;    // 0: no limit; otherwise training stops after this many iterations
   int64_t global_batch = 256;
   double lr = 0.1;
   double momentum = 0.9;

@@ -12,11 +12,14 @@ namespace dtbench {
 
 // A record written before a setting existed reads it as its default (older records have no
 // "fault"; their fault_*_rank keys are ignored).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    TrainConfig, model, dataset, data_dir, epochs, max_iters, global_batch, lr, momentum,
-    weight_decay, threads, seed, log_interval, eval, eval_limit, eval_batch, out, trace, world_size,
-    rank, master, sync, backend, aggregate, mode, bucket_mb, powersgd_rank, powersgd_start,
-    topk_fraction, local_sgd_period, ranks_per_host, timeout_s, slow_rank, slow_ms, fault)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, model, dataset, data_dir, epochs,
+                                                train_limit, max_iters, global_batch, lr, momentum,
+                                                weight_decay, threads, seed, log_interval, eval,
+                                                eval_limit, eval_batch, out, trace, world_size,
+                                                rank, master, sync, backend, aggregate, mode,
+                                                bucket_mb, powersgd_rank, powersgd_start,
+                                                topk_fraction, local_sgd_period, ranks_per_host,
+                                                timeout_s, slow_rank, slow_ms, fault)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Evaluation, epoch, iterations, loss, correct, total, accuracy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ResourceUsage, wall_s, user_s, sys_s, cpu_utilisation,
                                    peak_rss_bytes, cores)

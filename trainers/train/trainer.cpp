@@ -47,6 +47,10 @@ TrainData load_train_data(const TrainConfig& config) {
   TrainData data;
   data.spec = &find_dataset(config.dataset);
   data.train = data.spec->load(config.data_dir, Split::train);
+  if (config.train_limit > 0 && config.train_limit < data.train.size()) {
+    data.train.images = data.train.images.narrow(0, 0, config.train_limit);
+    data.train.labels = data.train.labels.narrow(0, 0, config.train_limit);
+  }
   data.test = data.spec->load(config.data_dir, Split::test);
   return data;
 }
