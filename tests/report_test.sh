@@ -7,10 +7,12 @@
 # named and skipped, no results is one line and exit 2. OVERLAP, the overlap matrix on the
 # emulated cluster (results/reference/), gives figure 15 on its own; COMPRESSION, the compression
 # matrix on hosts/local (results/reference/), gives figures 17 and 18; HIERARCHICAL, the
-# hierarchical matrix on the emulated cluster with 2 ranks per host, the bytes leaving each host.
-#   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL
+# hierarchical matrix on the emulated cluster with 2 ranks per host, the bytes leaving each host;
+# COMPRESSION_EPOCHS, the compression-epochs matrix (VGG-11 over epochs), with COMPRESSION's
+# LeNet-5 runs in one directory, figure 18 with a row per model.
+#   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL COMPRESSION_EPOCHS
 set -uo pipefail
-dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5 hierarchical=$6
+dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5 hierarchical=$6 compression_epochs=$7
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -106,6 +108,15 @@ check "figure 17: fp16 hands over half of float32's payload" \
   grep -Eq '^fp16,([^,]*,){6}0\.5(,|$)' "$work/compression/data/fig17_compression.csv"
 check "figure 18: a target accuracy, the time to it, who got there first" \
   grep -q "got there first" "$work/compression/report.md"
+
+mkdir -p "$work/two-models"
+cp -r "$compression/experiments" "$compression/system.json" "$compression/run.json" "$work/two-models/"
+cp -r "$compression_epochs/experiments/compression_epochs" "$work/two-models/experiments/"
+"$dtbench" report "$work/two-models" -o "$work/two-models/group.pdf" >/dev/null 2>&1
+check "figure 18 with LeNet-5 and VGG-11 runs over epochs: a row of each, a target for each" \
+  test "$(grep -cE '^(lenet5|vgg11),' "$work/two-models/data/fig18_compression_accuracy.csv")" \
+  -eq 10 -a "$(grep -oE '(lenet5|vgg11): target' "$work/two-models/report.md" | sort -u | wc -l)" \
+  -eq 2
 
 "$dtbench" report "$hierarchical" -o "$work/hierarchical/group.pdf" >/dev/null 2>&1
 check "figure 17 on 2 hosts of 2 ranks: hierarchical's bytes leaving each host, from the NICs" \
