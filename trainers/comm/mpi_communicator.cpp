@@ -211,12 +211,6 @@ void ensure_mpi_initialised() {
       // ring's time (docs/communicators.md). The ring, unless the user chose (mpirun's --mca
       // reaches the ranks as this same variable, which is then left alone).
       setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", /*overwrite=*/0);
-      // OpenMPI's TCP transport opens one connection per pair of ranks, which carries an
-      // exchange (each sends to the other at once: a ring of 2, recursive halving) at about
-      // half the link's rate each way. Two connections carry it at full rate: 2 ranks across
-      // two emulated 100 Mbit/s hosts, 4 MiB, the ring took 0.515 s with one and 0.385 s with
-      // two, one transfer 0.350 s (docs/communicators.md).
-      setenv("OMPI_MCA_btl_tcp_links", "2", /*overwrite=*/0);
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }
