@@ -183,14 +183,18 @@ TEST(MpiThreadLevel, LessThanMultipleIsAClearError) {
   EXPECT_EQ(provided, MPI_THREAD_MULTIPLE);
 }
 
-// The ring for nonblocking allreduces is set before MPI starts, unless the environment chose,
-// and the record says what the ranks ran with, without the launcher's bookkeeping.
+// The ring for nonblocking allreduces and TCP fragments of 128 KiB are set before MPI starts,
+// unless the environment chose, and the record says what the ranks ran with, without the
+// launcher's bookkeeping.
 TEST(MpiSettings, TheRecordKeepsTheLibraryAndItsParameters) {
   nlohmann::json mpi = describe_system({})["mpi"];
   EXPECT_NE(mpi["library"].get<std::string>(), "");
   const char* algorithm = std::getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm");
   ASSERT_NE(algorithm, nullptr) << "set before MPI_Init_thread";
   EXPECT_EQ(mpi["mca"]["coll_libnbc_iallreduce_algorithm"], algorithm);
+  const char* fragment = std::getenv("OMPI_MCA_btl_tcp_rdma_pipeline_frag_size");
+  ASSERT_NE(fragment, nullptr) << "set before MPI_Init_thread";
+  EXPECT_EQ(mpi["mca"]["btl_tcp_rdma_pipeline_frag_size"], fragment);
   for (const auto& [name, value] : mpi["mca"].items())
     EXPECT_NE(name.rfind("orte_", 0), 0u) << name << " is the launcher's bookkeeping";
 }
