@@ -119,9 +119,11 @@ LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ra
 }
 
 // What communication asks of the CPU, where the machine's ranks keep its cores busy: a straight
-// line through the machine CPU time per operation that Gloo's allreduce sweep measured on these
-// ranks, from 1 MiB (shorter operations are a few of the kernel's 10 ms ticks). Gloo's, for
-// either backend: its threads sleep while they wait, while MPI's polling would count as work.
+// line through the machine CPU time per operation that a sweep on these ranks measured, from
+// 1 MiB (shorter operations are a few of the kernel's 10 ms ticks). The sweep of the run's own
+// backend's `iallreduce`, the call the overlapping engines make, waited for by a caller that
+// sleeps as a computing rank does; where a directory has none (older results), Gloo's blocking
+// allreduce, whose threads sleep too (MPI's blocking calls poll, which would count as work).
 struct CpuEstimate {
   model::CommCpu cpu;
   std::string source;
@@ -131,17 +133,26 @@ CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
   const TrainConfig& c = run.record.config;
   std::vector<double> bytes, seconds;
   int machines = 0;
-  for (const auto& r : s.collectives) {
-    if (r.op != "allreduce" || r.backend != "gloo" || r.ranks != c.world_size) continue;
-    if (r.machine_cpu_s < 0 || r.machines < 1 || r.bytes < static_cast<int64_t>(kBytesPerMiB)) {
-      continue;
+  std::string sweep;
+  for (const auto& [op, backend] :
+       {std::pair<std::string, std::string>{"iallreduce", c.backend}, {"allreduce", "gloo"}}) {
+    for (const auto& r : s.collectives) {
+      if (r.op != op || r.backend != backend || r.ranks != c.world_size) continue;
+      if (r.machine_cpu_s < 0 || r.machines < 1 || r.bytes < static_cast<int64_t>(kBytesPerMiB)) {
+        continue;
+      }
+      bytes.push_back(static_cast<double>(r.bytes));
+      seconds.push_back(r.machine_cpu_s);
+      machines = r.machines;
     }
-    bytes.push_back(static_cast<double>(r.bytes));
-    seconds.push_back(r.machine_cpu_s);
-    machines = r.machines;
+    if (std::set<double>(bytes.begin(), bytes.end()).size() >= 2) {
+      sweep = fmt::format("{}'s {} sweep", backend == "mpi" ? "MPI" : "Gloo", op);
+      break;
+    }
+    bytes.clear(), seconds.clear();
   }
-  if (std::set<double>(bytes.begin(), bytes.end()).size() < 2) {
-    return {{}, "no Gloo allreduce sweep with the machines' CPU time on these ranks"};
+  if (sweep.empty()) {
+    return {{}, "no iallreduce or Gloo allreduce sweep with the machines' CPU time on these ranks"};
   }
   const int cores = run.record.ranks.empty() ? 0 : run.record.ranks[0].usage.cores;
   const int threads = std::max(1, run.record.threads);
@@ -158,8 +169,8 @@ CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
   e.cpu.machine_cpu_s = [line](double b) { return std::max(0.0, line.alpha + line.beta * b); };
   e.source = fmt::format(
       "communication's CPU: {} ranks of {} threads fill each machine's {} cores; an allreduce "
-      "costs a machine {:.3f} s of CPU per 10 MB (Gloo's sweep, {} sizes from 1 MiB)",
-      per_machine, threads, cores, line.alpha + line.beta * 1e7, bytes.size());
+      "costs a machine {:.3f} s of CPU per 10 MB ({}, {} sizes from 1 MiB)",
+      per_machine, threads, cores, line.alpha + line.beta * 1e7, sweep, bytes.size());
   return e;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -17,7 +18,7 @@ namespace {
 using testing::TempDir;
 
 const char* kFilter =
-    "--benchmark_filter='^(allreduce|ring_allreduce|gather|scatter|allgather|"
+    "--benchmark_filter='^(allreduce|iallreduce|ring_allreduce|gather|scatter|allgather|"
     "reduce_scatter|broadcast|reduce|ring_reduce|gather_scatter)/backend:[a-z]+/"
     "bytes:(16|4096)/'";
 
@@ -72,6 +73,9 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
   expect_keeps_freed_memory(context);
   const auto& benchmarks = r.json["benchmarks"];
   EXPECT_GE(benchmarks.size(), 10u);
+  EXPECT_TRUE(std::any_of(benchmarks.begin(), benchmarks.end(), [](const auto& b) {
+    return b["name"].template get<std::string>().rfind("iallreduce/", 0) == 0;
+  }));                       // the nonblocking allreduce, checked like the others below
   double machine_cpu_s = 0;  // over every operation: the machine did some work
   for (const auto& b : benchmarks) {
     if (b.contains("machines")) {                // every collective's (not osu_allreduce's)

@@ -4,7 +4,7 @@
 # every point of the bucket sweep is predicted, with a signed error that is the predicted over
 # the measured iteration time recomputed here from the raw samples; the link is the one fitted
 # to the collectives sweep; the CPU that overlapped communication takes from compute, from the
-# Gloo sweep's machine CPU time; the compute comes from the blocking runs and their traces. Results
+# machine CPU time of the nonblocking allreduce's sweep (Gloo's allreduce in older results); the compute comes from the blocking runs and their traces. Results
 # without traces (SMOKE) say what is missing; no results is one line and exit 2. What-if runs on
 # a parameter list and on the measured compute (its own, or another model's scaled), labelled as
 # predicted, with its figure.
@@ -24,8 +24,8 @@ check "the mpi link fitted to the hand-written ring's sweep" \
   grep -q "mpi link: fitted to the mpi ring_allreduce sweep on 4 ranks" "$work/model.out"
 check "the per-tensor methods priced by the sweeps of their collectives" \
   grep -q "each tensor of allgather, allreduce, gather_scatter, reduce_broadcast, ring_allreduce, ring_reduce costs what the sweeps" "$work/model.out"
-check "the CPU that overlapped communication takes, from the Gloo sweep's machine CPU time" \
-  grep -Eq "communication's CPU: 4 ranks of 1 threads fill each machine's [0-9]+ cores; an allreduce costs a machine [0-9.]+ s of CPU per 10 MB \(Gloo's sweep" "$work/model.out"
+check "the CPU that overlapped communication takes, from a sweep's machine CPU time" \
+  grep -Eq "communication's CPU: 4 ranks of 1 threads fill each machine's [0-9]+ cores; an allreduce costs a machine [0-9.]+ s of CPU per 10 MB \((MPI|Gloo)'s i?allreduce sweep" "$work/model.out"
 check "the compute from the blocking runs and their traces" \
   grep -Eq "median of [0-9]+ blocking runs.*34 gradients' ready times from their traces" "$work/model.out"
 

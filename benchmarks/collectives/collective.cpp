@@ -102,10 +102,10 @@ Collective in_place_sum(const char* name, double (*factor)(int),
 
 const std::vector<Collective>& collectives() {
   static const std::vector<Collective> all = {
-      allreduce_collective(),      reduce_collective(),      broadcast_collective(),
-      gather_collective(),         scatter_collective(),     allgather_collective(),
-      reduce_scatter_collective(), ring_reduce_collective(), ring_allreduce_collective(),
-      gather_scatter_collective(),
+      allreduce_collective(),      iallreduce_collective(),     reduce_collective(),
+      broadcast_collective(),      gather_collective(),         scatter_collective(),
+      allgather_collective(),      reduce_scatter_collective(), ring_reduce_collective(),
+      ring_allreduce_collective(), gather_scatter_collective(),
   };
   return all;
 }
