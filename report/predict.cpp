@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -209,55 +210,15 @@ std::function<double(double)> measured_cost_of(const SystemResults& s, const Tra
 }
 
 // What the blocking runs' traces say: when each gradient is ready, as a fraction of its
-// backward (per parameter, summed over ranks and iterations), and per run how much later than
-// rank 0 (whose phases the record keeps) the slowest rank ended its compute (data, forward and
-// backward), the mean over iterations. Nothing is added for a missing file or one without them.
+// backward (per parameter, summed over ranks and iterations), and per run how much longer the
+// slowest rank's compute (data, forward and backward) took than the ranks' mean (the record
+// keeps each phase's mean over the ranks), the mean over iterations (mean_straggler_s). Nothing
+// is added for a missing file or one without them.
 struct TraceFacts {
   std::vector<double> sum, bytes;
   std::vector<int> count;
   std::vector<double> straggler_s;
 };
-
-// The mean over the traced iterations of the slowest rank's data + forward + backward minus
-// rank 0's (s); 0 for fewer than 2 ranks.
-double mean_straggler_s(const nlohmann::json& events) {
-  std::map<int, std::vector<std::pair<double, double>>> iterations;  // rank -> [begin, end]
-  std::vector<std::pair<int, std::pair<double, double>>> compute;    // rank, [begin, end]
-  for (const auto& e : events) {
-    if (e.value("ph", "") != "X") continue;
-    const std::string name = e.value("name", "");
-    const double ts = e.value("ts", 0.0), end = ts + e.value("dur", 0.0);
-    if (name == "iteration") iterations[e.value("pid", 0)].emplace_back(ts, end);
-    if (name == "data" || name == "forward" || name == "backward") {
-      compute.push_back({e.value("pid", 0), {ts, end}});
-    }
-  }
-  // The k-th iteration of every rank is the same step (each rank traces the same iterations).
-  std::map<int, std::vector<double>> per_rank;
-  for (auto& [rank, spans] : iterations) {
-    std::sort(spans.begin(), spans.end());
-    per_rank[rank].assign(spans.size(), 0.0);
-  }
-  for (const auto& [rank, span] : compute) {
-    auto& spans = iterations[rank];
-    for (size_t k = 0; k < spans.size(); ++k) {
-      if (span.first >= spans[k].first && span.second <= spans[k].second) {
-        per_rank[rank][k] += (span.second - span.first) * 1e-6;
-      }
-    }
-  }
-  if (per_rank.size() < 2 || per_rank.count(0) == 0) return 0;
-  const size_t steps = per_rank[0].size();
-  double sum = 0;
-  for (size_t k = 0; k < steps; ++k) {
-    double slowest = per_rank[0][k];
-    for (const auto& [rank, c] : per_rank) {
-      if (k < c.size()) slowest = std::max(slowest, c[k]);
-    }
-    sum += slowest - per_rank[0][k];
-  }
-  return steps > 0 ? sum / static_cast<double>(steps) : 0;
-}
 
 void add_trace(const std::string& path, TraceFacts& out) {
   std::ifstream in(path);
@@ -337,7 +298,8 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   e.source = fmt::format(
       "compute of {} ({} ranks, batch {}): the median of {} blocking runs, forward {:.3f} s, "
       "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces; the "
-      "slowest rank ends its compute {:.3f} s after rank 0 (the median over their traces of "
+      "slowest rank ends its compute {:.3f} s after the ranks' mean (the median over their traces "
+      "of "
       "the mean over iterations)",
       r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
       p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
@@ -354,6 +316,44 @@ Phases measured_of(const std::vector<const TrainRun*>& reps) {
 }
 
 }  // namespace
+
+double mean_straggler_s(const nlohmann::json& events) {
+  std::map<int, std::vector<std::pair<double, double>>> iterations;  // rank -> [begin, end]
+  std::vector<std::pair<int, std::pair<double, double>>> compute;    // rank, [begin, end]
+  for (const auto& e : events) {
+    if (e.value("ph", "") != "X") continue;
+    const std::string name = e.value("name", "");
+    const double ts = e.value("ts", 0.0), end = ts + e.value("dur", 0.0);
+    if (name == "iteration") iterations[e.value("pid", 0)].emplace_back(ts, end);
+    if (name == "data" || name == "forward" || name == "backward") {
+      compute.push_back({e.value("pid", 0), {ts, end}});
+    }
+  }
+  // The k-th iteration of every rank is the same step (each rank traces the same iterations).
+  std::map<int, std::vector<double>> per_rank;
+  size_t steps = SIZE_MAX;
+  for (auto& [rank, spans] : iterations) {
+    std::sort(spans.begin(), spans.end());
+    per_rank[rank].assign(spans.size(), 0.0);
+    steps = std::min(steps, spans.size());
+  }
+  for (const auto& [rank, span] : compute) {
+    auto& spans = iterations[rank];
+    for (size_t k = 0; k < spans.size(); ++k) {
+      if (span.first >= spans[k].first && span.second <= spans[k].second) {
+        per_rank[rank][k] += (span.second - span.first) * 1e-6;
+      }
+    }
+  }
+  if (per_rank.size() < 2 || steps == 0) return 0;
+  double sum = 0;
+  for (size_t k = 0; k < steps; ++k) {
+    double slowest = 0, total = 0;
+    for (const auto& [rank, c] : per_rank) slowest = std::max(slowest, c[k]), total += c[k];
+    sum += slowest - total / static_cast<double>(per_rank.size());
+  }
+  return sum / static_cast<double>(steps);
+}
 
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model) {
   const TrainRun* like = nullptr;

@@ -4,6 +4,7 @@
 // network's link fitted to the collectives sweep (or the emulated cluster's set rate), and the
 // compute profile from the runs that do not overlap (their phases, and from their traces when
 // each gradient is ready). Each training experiment is then predicted phase by phase.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ struct PredictedExperiment {
   // The iteration time as the record keeps it (the slowest rank's): the mean over the
   // repetitions of each one's mean of iterations 1..39.
   double measured_s = 0;
-  model::Phases measured;   // rank 0's phases, each the same mean
+  model::Phases measured;   // the phases' means over the ranks, each the same mean
   model::Phases predicted;  // NaN total when not modelled
   // bucketed engines: the best iteration any bucket plan could reach, with and without the
   // CPU communication takes from backward (model::best_iteration_s)
@@ -45,6 +46,12 @@ struct MeasuredCompute {
   std::string source;
 };
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model);
+
+// How much longer than the ranks' mean the slowest rank's compute (data, forward and backward)
+// takes, per traced iteration, the mean over the iterations (s): what every synchronisation waits
+// for beyond the mean compute the record keeps. `events` are a trace's traceEvents
+// (docs/traces.md), the k-th iteration span of each rank the same step; 0 for fewer than 2 ranks.
+double mean_straggler_s(const nlohmann::json& events);
 
 // Predicts every training experiment of s (warnings and the unmodelled are named in notes).
 Prediction predict_system(const SystemResults& s);

@@ -75,6 +75,37 @@ TEST(GlooCommunicator, CarriesEveryTypeInItsOwnType) {
   }
 }
 
+// Without a hook, bucketed hands each parameter a view of its bucket (DDP's
+// gradient_as_bucket_view): no copy out after the last allreduce. Three tensors in one bucket:
+// their gradients share one storage, laid end to end, and hold the mean, step after step.
+TEST(Bucketed, GradientsAreViewsOfTheirBucket) {
+  for (SyncMode mode : {SyncMode::blocking, SyncMode::overlap}) {
+    run_gloo_ranks(2, [mode](Communicator& comm) {
+      SyncOptions options;
+      options.mode = mode;
+      options.bucket_mb = 25;
+      std::unique_ptr<GradSync> sync = find_sync("bucketed").make(options);
+      std::vector<at::Tensor> params;
+      for (int64_t n : {3, 5, 2}) params.push_back(at::zeros({n}).requires_grad_(true));
+      sync->setup(params, comm);
+      for (int step = 0; step < 3; ++step) {
+        std::vector<at::Tensor> grads;
+        for (const auto& p : params) grads.push_back(at::full_like(p, comm.rank() + step));
+        ASSERT_TRUE(step_with(*sync, params, grads));
+        const at::Tensor& first = params[0].grad();
+        for (size_t i = 0; i < params.size(); ++i) {
+          const at::Tensor& g = params[i].grad();
+          EXPECT_TRUE(g.is_view()) << i;
+          EXPECT_TRUE(g.storage().is_alias_of(first.storage())) << i;
+          EXPECT_TRUE(at::allclose(g, at::full_like(g, 0.5 + step))) << i << " step " << step;
+        }
+        EXPECT_EQ(params[1].grad().data_ptr<float>(), params[2].grad().data_ptr<float>() + 2);
+        EXPECT_EQ(params[0].grad().data_ptr<float>(), params[1].grad().data_ptr<float>() + 5);
+      }
+    });
+  }
+}
+
 TEST(C10dDdp, RefusesSumAggregation) {
   run_gloo_ranks(2, [](Communicator& comm) {
     EXPECT_THROW(strategy_error(comm, "c10d_ddp", SyncMode::overlap, Aggregate::sum, {{3}}),

@@ -44,6 +44,14 @@ class BucketedSync : public GradSync {
     hooks_.add(params_, [this](size_t i, const at::Tensor& grad) { on_gradient(i, grad); });
   }
 
+  // Without a hook the gradients are views of the buckets after finish() (DDP's
+  // gradient_as_bucket_view): here they go, so that backward hands each rank's own gradient to
+  // the hooks (pack) without adding it into the last step's sums.
+  void before_forward() override {
+    if (hook_) return;
+    for (auto& p : params_) p.mutable_grad().reset();
+  }
+
   bool finish() override {
     if (options_.mode == SyncMode::blocking) {
       for (size_t i = 0; i < params_.size(); ++i) pack(i, params_[i].grad());
@@ -117,10 +125,16 @@ class BucketedSync : public GradSync {
     }
   }
 
+  // Into the bucket, scaled there for a mean (as DDP divides before its allreduce) unless a
+  // hook aggregates as the options say.
   void pack(size_t param, const at::Tensor& grad) {
     const Slot slot = slots_[param];
-    Bucket& bucket = buckets_[slot.bucket];
-    bucket.flat.grads[slot.member].copy_(grad);
+    at::Tensor& view = buckets_[slot.bucket].flat.grads[slot.member];
+    if (scale_ != 1.0 && !hook_) {
+      at::mul_out(view, grad, scale_);  // copy and scale in one pass
+    } else {
+      view.copy_(grad);
+    }
   }
 
   void on_gradient(size_t param, const at::Tensor& grad) {
@@ -144,16 +158,17 @@ class BucketedSync : public GradSync {
     }
   }
 
+  // Hands each parameter its aggregate: without a hook the gradient becomes its view of the
+  // bucket, no copy (before_forward lets go of it); with a hook they are copied out, as
+  // before, which leaves what the hooks do with their buckets as it was.
   void unpack_all() {
     for (auto& bucket : buckets_) {
       for (size_t k = 0; k < bucket.params.size(); ++k) {
-        at::Tensor grad = params_[bucket.params[k]].mutable_grad();
-        at::Tensor sum = bucket.flat.buffer.narrow(0, bucket.offsets[k], grad.numel());
-        at::Tensor flat = grad.view({-1});
-        if (scale_ != 1.0 && !hook_) {     // a hook has aggregated as the options say
-          at::mul_out(flat, sum, scale_);  // copy and scale in one pass
+        at::Tensor& grad = params_[bucket.params[k]].mutable_grad();
+        if (hook_) {
+          grad.view({-1}).copy_(bucket.flat.buffer.narrow(0, bucket.offsets[k], grad.numel()));
         } else {
-          flat.copy_(sum);
+          grad = bucket.flat.grads[k];
         }
       }
       bucket.arrived = 0;

@@ -57,6 +57,8 @@ class GradSync {
   virtual ~GradSync() = default;
   // Once, before training: buffers and autograd hooks for these parameters (model order).
   virtual void setup(const std::vector<at::Tensor>& params, Communicator& comm) = 0;
+  // Before each step's forward, before the optimizer zeroes the gradients: a strategy may reset
+  // gradients that are views of its own buffers (bucketed), which zero_grad() cannot detach.
   virtual void before_forward() {}
   virtual void before_backward(const at::Tensor& /*loss*/) {}
   // Blocks until every grad() holds the aggregate. Returns false when there is no gradient to

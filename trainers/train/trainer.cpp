@@ -270,8 +270,8 @@ IterationTimes Trainer::train_step(int64_t epoch, int64_t iteration,
   Batch b = make_batch(data_.train, indices, data_.spec->preprocess, /*train=*/true, config_.seed,
                        static_cast<uint64_t>(epoch - 1));
   timer.lap(Phase::data);
+  sync_->before_forward();  // first: a strategy may let go of gradients that view its buffers
   optimizer.zero_grad();
-  sync_->before_forward();
   torch::Tensor loss = F::cross_entropy(model_->forward(b.images), b.labels);
   if (config_.rank == config_.slow_rank) busy_wait_ms(config_.slow_ms);
   timer.lap(Phase::forward);
