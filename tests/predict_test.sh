@@ -9,10 +9,11 @@
 # a parameter list and on the measured compute (its own, or another model's scaled), labelled as
 # predicted, with its figure.
 # The same matrix with one host at 100 Mbit/s (BOTTLENECK) is a system of its own, its link the
-# bottleneck's.
-#   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK
+# bottleneck's. Results that swept the nonblocking allreduce (SWEPT_IALLREDUCE) charge each
+# backend's overlapped runs that sweep's CPU.
+#   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK SWEPT_IALLREDUCE
 set -uo pipefail
-dtbench=$1 model=$2 smoke=$3 bottleneck=$4
+dtbench=$1 model=$2 smoke=$3 bottleneck=$4 swept=$5
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -75,6 +76,14 @@ check "bottleneck: the ring's link is the 100 Mbit/s host's (under 12.5 MB/s)" \
   "$work/bottleneck.out"
 check "bottleneck: 12 experiments with a signed error" \
   test "$(grep -Ec "s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/bottleneck.out")" -eq 12
+
+"$dtbench" predict "$swept" >"$work/swept.out" 2>&1
+code=$?
+check "iallreduce swept: exit 0 ($code), 12 experiments with a signed error" \
+  test $code -eq 0 -a "$(grep -Ec "s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/swept.out")" -eq 12
+check "iallreduce swept: MPI's runs charged MPI's iallreduce CPU, Gloo's Gloo's" \
+  test "$(grep -Ec "per 10 MB \(MPI's iallreduce sweep" "$work/swept.out")" -eq 1 \
+  -a "$(grep -Ec "per 10 MB \(Gloo's iallreduce sweep" "$work/swept.out")" -eq 1
 
 "$dtbench" predict "$smoke" >"$work/smoke.out" 2>&1
 check "no traces: exit 0 ($?) and said what is missing" \

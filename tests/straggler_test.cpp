@@ -36,8 +36,7 @@ nlohmann::json trace_of(const std::vector<std::vector<double>>& compute) {
 TEST(Straggler, TheSlowestRankAgainstTheRanksMean) {
   // Iteration 0: rank 1 takes 0.6 s where the others take 0.4: mean 0.45, lag 0.15.
   // Iteration 1: rank 3 takes 0.5 against 0.3: mean 0.35, lag 0.15. Rank 0 is never the slowest.
-  const nlohmann::json events =
-      trace_of({{0.4, 0.3}, {0.6, 0.3}, {0.4, 0.3}, {0.4, 0.5}});
+  const nlohmann::json events = trace_of({{0.4, 0.3}, {0.6, 0.3}, {0.4, 0.3}, {0.4, 0.5}});
   EXPECT_NEAR(mean_straggler_s(events), 0.15, 1e-9);
 }
 
