@@ -1,7 +1,11 @@
 // Every strategy in every mode over Gloo, ranks as threads, on 1-4 ranks: the synchronised
 // gradient equals the reference mean (or sum) of the ranks' gradients to 1e-6.
+#include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
 
 #include "common/error.h"
 #include "sync_checks.h"
@@ -90,6 +94,7 @@ TEST(Bucketed, GradientsAreViewsOfTheirBucket) {
       sync->setup(params, comm);
       for (int step = 0; step < 3; ++step) {
         std::vector<at::Tensor> grads;
+        grads.reserve(params.size());
         for (const auto& p : params) grads.push_back(at::full_like(p, comm.rank() + step));
         ASSERT_TRUE(step_with(*sync, params, grads));
         const at::Tensor& first = params[0].grad();

@@ -45,8 +45,8 @@ class BucketedSync : public GradSync {
   }
 
   // Without a hook the gradients are views of the buckets after finish() (DDP's
-  // gradient_as_bucket_view): here they go, so that backward hands each rank's own gradient to
-  // the hooks (pack) without adding it into the last step's sums.
+  // gradient_as_bucket_view). Here they go: backward then makes fresh ones, where it would
+  // otherwise add each new gradient into the bucket that pack() has just filled with it.
   void before_forward() override {
     if (hook_) return;
     for (auto& p : params_) p.mutable_grad().reset();
