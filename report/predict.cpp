@@ -298,9 +298,8 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   e.source = fmt::format(
       "compute of {} ({} ranks, batch {}): the median of {} blocking runs, forward {:.3f} s, "
       "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces; the "
-      "slowest rank ends its compute {:.3f} s after the ranks' mean (the median over their traces "
-      "of "
-      "the mean over iterations)",
+      "slowest rank ends its compute {:.3f} s after the ranks' mean (the median over their "
+      "traces of the mean over iterations)",
       r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
       p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
   return e;
