@@ -1,8 +1,11 @@
 #include "sync/bucket_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <numeric>
 
 namespace dtbench {
 namespace {
@@ -21,24 +24,41 @@ double allreduce_end(double start, int64_t size, const LinkModel& link) {
   return start + link.latency_s + static_cast<double>(size) / link.bytes_per_s;
 }
 
-// A plan of the first i gradients in k buckets: when it ends at the measured rate and at
-// kSlowLinkShare of it; its last bucket is [cut, i), after plan `rest` of the first cut
+constexpr size_t kShares = std::size(kSlowLinkShares);
+
+// A plan of the first i gradients in k buckets: when it ends at the measured rate and at each
+// of kSlowLinkShares of it; its last bucket is [cut, i), after plan `rest` of the first cut
 // gradients in k - 1 buckets.
 struct PartialPlan {
   double end_s = 0;
-  double slow_end_s = 0;
+  std::array<double, kShares> slow_end_s{};
   size_t cut = 0;
   size_t rest = 0;
 };
 
-// The plans that no other ends before at both rates, in order of end_s.
+double slow_sum(const PartialPlan& p) {
+  return std::accumulate(p.slow_end_s.begin(), p.slow_end_s.end(), 0.0);
+}
+
+bool no_later_everywhere(const PartialPlan& a, const PartialPlan& b) {
+  if (a.end_s > b.end_s) return false;
+  for (size_t s = 0; s < kShares; ++s) {
+    if (a.slow_end_s[s] > b.slow_end_s[s]) return false;
+  }
+  return true;
+}
+
+// The plans that no other ends before at every rate, in order of end_s. A plan that another
+// ends no later than at every rate is dropped: it can only end later, whatever follows it.
 std::vector<PartialPlan> unbeaten(std::vector<PartialPlan> plans) {
   std::sort(plans.begin(), plans.end(), [](const PartialPlan& a, const PartialPlan& b) {
     return a.end_s != b.end_s ? a.end_s < b.end_s : a.slow_end_s < b.slow_end_s;
   });
   std::vector<PartialPlan> kept;
   for (const PartialPlan& p : plans) {
-    if (kept.empty() || p.slow_end_s < kept.back().slow_end_s) kept.push_back(p);
+    const bool beaten = std::any_of(
+        kept.begin(), kept.end(), [&](const PartialPlan& k) { return no_later_everywhere(k, p); });
+    if (!beaten) kept.push_back(p);
   }
   return kept;
 }
@@ -95,9 +115,11 @@ BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vect
                               const LinkModel& link, int64_t cap) {
   const size_t n = bytes.size();
   const std::vector<double> ready = known_ready(ready_s);
-  const LinkModel slow{link.latency_s, link.bytes_per_s * kSlowLinkShare};
+  std::array<LinkModel, kShares> slow;
+  for (size_t s = 0; s < kShares; ++s)
+    slow[s] = {link.latency_s, link.bytes_per_s * kSlowLinkShares[s]};
   // plans[k][i]: the plans of the first i gradients in k buckets that no other ends before at
-  // both rates. A later start never ends earlier, at either rate, so the best plans of i in k
+  // every rate. A later start never ends earlier, at any rate, so the best plans of i in k
   // buckets extend those of some j < i in k - 1.
   std::vector<std::vector<std::vector<PartialPlan>>> plans(
       n + 1, std::vector<std::vector<PartialPlan>>(n + 1));
@@ -119,29 +141,34 @@ BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vect
         if (size == 0 && i - j < n) continue;
         for (size_t b = 0; b < plans[k - 1][j].size(); ++b) {
           const PartialPlan& rest = plans[k - 1][j][b];
-          found.push_back({allreduce_end(std::max(last_ready, rest.end_s), size, link),
-                           allreduce_end(std::max(last_ready, rest.slow_end_s), size, slow), j, b});
+          PartialPlan p{allreduce_end(std::max(last_ready, rest.end_s), size, link), {}, j, b};
+          for (size_t s = 0; s < kShares; ++s) {
+            p.slow_end_s[s] =
+                allreduce_end(std::max(last_ready, rest.slow_end_s[s]), size, slow[s]);
+          }
+          found.push_back(p);
         }
       }
       plans[k][i] = unbeaten(std::move(found));
     }
   }
-  // The earliest end, then the earliest on the slower link, then the fewest buckets: where the
-  // link would wait for backward anyway, the model prices an extra operation at nothing, but
-  // each one costs CPU time on every rank (on hosts/local, 17 buckets where 4 end as early).
+  // The earliest end, then the least sum of the ends on the slower links, then the fewest
+  // buckets: where the link would wait for backward anyway, the model prices an extra operation
+  // at nothing, but each one costs CPU time on every rank (on hosts/local, 17 buckets where 4
+  // end as early).
   constexpr double kSameEnd_s = 1e-9;
   const double inf = std::numeric_limits<double>::infinity();
-  double best_end = inf, best_slow_end = inf;
+  double best_end = inf, best_slow = inf;
   for (const auto& found : plans) {
     for (const PartialPlan& p : found[n]) best_end = std::min(best_end, p.end_s);
   }
   for (const auto& found : plans) {
     for (const PartialPlan& p : found[n]) {
-      if (p.end_s <= best_end + kSameEnd_s) best_slow_end = std::min(best_slow_end, p.slow_end_s);
+      if (p.end_s <= best_end + kSameEnd_s) best_slow = std::min(best_slow, slow_sum(p));
     }
   }
   const auto is_best = [&](const PartialPlan& p) {
-    return p.end_s <= best_end + kSameEnd_s && p.slow_end_s <= best_slow_end + kSameEnd_s;
+    return p.end_s <= best_end + kSameEnd_s && slow_sum(p) <= best_slow + kSameEnd_s;
   };
   size_t k = 0, b = 0;
   for (;; ++k) {

@@ -33,21 +33,24 @@ struct LinkModel {
 double predicted_end_s(const BucketPlan& plan, const std::vector<int64_t>& bytes,
                        const std::vector<double>& ready_s, const LinkModel& link);
 
-// The share of the measured rate at which the tie-break below assumes the link moves. The
+// The shares of the measured rate at which the tie-break below also prices each plan. The
 // plan's inputs are optimistic: the rate is probed with the link alone, and iteration 0's
-// backward is slower than the timed ones (on the emulated 1 Gbit/s cluster, buckets moved at
-// 0.55-0.85 of the probe's rate during backward, and the gradients came at 0.85 of iteration
-// 0's ready times).
-constexpr double kSlowLinkShare = 0.5;
+// backward is slower than the timed ones. On the emulated 1 Gbit/s cluster the buckets moved at
+// 0.55-0.85 of the probe's rate during backward, and the gradients came at 0.69-0.85 of
+// iteration 0's ready times: in iteration 0's time, the link moved at about 0.38-0.72 of the
+// probe. One share alone leaves ties: where the link waits for backward even at that share,
+// joins that cost time at a slower one look free (a 25 MiB plan that joined the early
+// convolutions into an 8.56 MB bucket left 0.043 s per iteration exposed).
+constexpr double kSlowLinkShares[] = {0.5, 0.35, 0.25};
 
-// The plan that ends earliest under the model; of those, the one that would end earliest if
-// the link moved at kSlowLinkShare of its rate; of those, the one with the fewest buckets.
-// Where the link waits for backward, many plans end at once, and the fewest buckets alone
-// would join late layers into buckets that only just end in time; the second criterion keeps
-// the slack that a slower link needs. No bucket is over the cap unless one parameter holds all
-// its bytes, and none is empty (zero-byte parameters join a neighbour). Exact: dynamic
-// programming over the number of buckets and the cut points, keeping for each the plans that
-// no other beats at both rates (VGG-11 has 34 parameters).
+// The plan that ends earliest under the model; of those, the one whose ends at kSlowLinkShares
+// of the rate add up to the least; of those, the one with the fewest buckets. Where the link
+// waits for backward, many plans end at once, and the fewest buckets alone would join late
+// layers into buckets that only just end in time; the second criterion keeps the slack that a
+// slower link needs. No bucket is over the cap unless one parameter holds all its bytes, and
+// none is empty (zero-byte parameters join a neighbour). Exact: dynamic programming over the
+// number of buckets and the cut points, keeping for each the plans that no other beats at
+// every rate (VGG-11 has 34 parameters).
 BucketPlan plan_timed_buckets(const std::vector<int64_t>& bytes, const std::vector<double>& ready_s,
                               const LinkModel& link, int64_t cap);
 

@@ -87,7 +87,7 @@ class BucketedSync : public GradSync {
     std::vector<double> ready;  // in backward's order, as bytes_
     for (size_t i = params_.size(); i-- > 0;) ready.push_back(timeline.ready_s[i]);
     // The probe's cost, measured alone. While backward runs, communication may move slower
-    // (on a machine whose cores backward keeps busy): the plan's tie-break (kSlowLinkShare)
+    // (on a machine whose cores backward keeps busy): the plan's tie-break (kSlowLinkShares)
     // keeps slack for that.
     assign_buckets(
         plan_timed_buckets(bytes_, ready, {timeline.latency_s, timeline.bytes_per_s}, cap_));
