@@ -11,7 +11,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common/error.h"
 
@@ -79,6 +82,42 @@ pid_t start(const ProcessSpec& spec) {
   return pid;
 }
 
+// What the child left behind comes back here: the harness is the subreaper of its children's
+// descendants (an mpirun may end before the launch agents that ran its ranks), so that their
+// CPU time reaches RUSAGE_CHILDREN when they are reaped.
+void become_subreaper() {
+  static const bool done = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+  (void)done;
+}
+
+// This process's living children (the kernel's list; empty where it does not keep one).
+std::vector<pid_t> children() {
+  std::ifstream in("/proc/self/task/" + std::to_string(getpid()) + "/children");
+  std::vector<pid_t> pids;
+  for (pid_t pid = 0; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+// Reaps the orphans the child left: waits for them up to kOrphanGrace_s, then kills what is left.
+void reap_orphans() {
+  constexpr double kOrphanGrace_s = 10;
+  const auto began = std::chrono::steady_clock::now();
+  bool killed = false;
+  while (true) {
+    const pid_t done = waitpid(-1, nullptr, WNOHANG);
+    if (done > 0) continue;
+    if (done < 0) return;  // no child left
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (waited > kOrphanGrace_s) {
+      if (killed) return;  // not reaped after SIGKILL either: leave it
+      for (pid_t pid : children()) kill(pid, SIGKILL);
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 }  // namespace
 
 void catch_interrupts() {
@@ -95,6 +134,7 @@ bool interrupted() {
 ProcessOutcome run_process(const ProcessSpec& spec) {
   using clock = std::chrono::steady_clock;
   auto began = clock::now();
+  become_subreaper();
   pid_t pid = start(spec);
   if (spec.started) spec.started(pid);
   ProcessOutcome outcome;
@@ -121,6 +161,7 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (kill_at > 0) kill(-pid, SIGKILL);  // whatever of the group outlived mpirun
+  reap_orphans();
   outcome.exit_code = exit_code_of(status);
   outcome.elapsed_s = elapsed();
   return outcome;

@@ -25,7 +25,9 @@ struct ProcessSpec {
 };
 
 // Runs spec to completion, timeout or interruption. On either of the last two the process group
-// gets SIGTERM, then SIGKILL after a grace period. UserError when argv[0] cannot be executed.
+// gets SIGTERM, then SIGKILL after a grace period. Returns once every process the child left
+// behind has exited too (they are reaped here, so that RUSAGE_CHILDREN counts the whole tree;
+// killed after a grace period). UserError when argv[0] cannot be executed.
 ProcessOutcome run_process(const ProcessSpec& spec);
 
 // Runs argv and returns its exit code, with stdout and stderr together in *output.

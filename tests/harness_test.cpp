@@ -31,6 +31,7 @@
 #include "report/table.h"
 #include "runner.h"
 #include "train/cli.h"
+#include "train/resource_usage.h"
 
 namespace dtbench {
 namespace {
@@ -495,6 +496,17 @@ TEST(Process, ATimeoutEndsTheWholeProcessGroup) {
   while (alive() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_FALSE(alive()) << "the grandchild outlived the timeout";
+}
+
+TEST(Process, TheCpuOfWhatTheChildLeftBehindIsCounted) {
+  // The child starts a grandchild that uses 0.2 s of CPU and exits at once, as mpirun may end
+  // before the launch agents of its ranks. The orphan comes back to the runner, which reaps it
+  // before it returns, so the tree's CPU is all in RUSAGE_CHILDREN.
+  const double before = children_cpu_s();
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "perl -e '1 while (times)[0] + (times)[1] < 0.2' & exit 0"};
+  EXPECT_EQ(run_process(spec).exit_code, 0);
+  EXPECT_GE(children_cpu_s() - before, 0.15);
 }
 
 }  // namespace
