@@ -57,10 +57,15 @@ struct MeasuredCost {
 };
 
 // A bucket of the overlap engine: its bytes and when its last gradient is ready, in seconds
-// from the start of backward.
+// from the start of backward. A lossy method's bucket also says what it sends instead: as the
+// bytes of a float32 allreduce that moves as much (sent_bytes), and the time of its own
+// collectives (seconds); negative: an allreduce of `bytes`, which takes cost(bytes).
 struct Bucket {
   double bytes = 0;
   double ready_s = 0;
+  double sent_bytes = -1;
+  double seconds = -1;
+  double sent() const { return sent_bytes >= 0 ? sent_bytes : bytes; }
 };
 
 // Overlap: the buckets go out one after another on one link, each as soon as it is ready and the
@@ -75,7 +80,7 @@ std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cos
   double end = 0;
   for (const Bucket& b : buckets) {
     const double start = b.ready_s > end ? b.ready_s : end;
-    end = start + cost(b.bytes);
+    end = start + (b.seconds >= 0 ? b.seconds : cost(b.bytes));
     out.push_back({start, end});
   }
   return out;

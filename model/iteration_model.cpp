@@ -1,7 +1,9 @@
 #include "model/iteration_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -23,12 +25,76 @@ const std::map<std::string, TensorCost>& algorithms() {
       {"ring_allreduce", ring_allreduce_s},
       {"bucketed", ring_allreduce_s},
       {"c10d_ddp", ring_allreduce_s},
+      // The lossy methods: the plain allreduce they send (fp16 at half the bytes, PowerSGD
+      // before its start, local SGD's parameters).
+      {"fp16", ring_allreduce_s},
+      {"powersgd", ring_allreduce_s},
+      {"topk", ring_allreduce_s},
+      {"local_sgd", ring_allreduce_s},
   };
   return table;
 }
 
+// The hooks on bucketed's engine that send less (docs/compression.md).
+bool hooked(const std::string& sync) {
+  return sync == "fp16" || sync == "powersgd" || sync == "topk";
+}
+
 bool bucketed_engine(const std::string& sync) {
-  return sync == "bucketed" || sync == "c10d_ddp";
+  return sync == "bucketed" || sync == "c10d_ddp" || hooked(sync);
+}
+
+// What PowerSGD sends of one bucket, in elements: the tensors it leaves uncompressed, and P's and
+// Q's (powersgd.cpp, as PyTorch's hook).
+struct PowerSgdParts {
+  double uncompressed = 0, p = 0, q = 0;
+};
+
+PowerSgdParts powersgd_parts(const std::vector<size_t>& members, const ComputeProfile& compute,
+                             const Compression& c) {
+  PowerSgdParts parts;
+  for (size_t i : members) {
+    const double elements = compute.tensor_bytes[i] / 4;
+    const auto& shape = i < c.shapes.size() ? c.shapes[i] : std::vector<int64_t>{};
+    if (shape.empty() || shape[0] <= 0) {
+      parts.uncompressed += elements;
+      continue;
+    }
+    const double n = static_cast<double>(shape[0]), m = elements / n;
+    const double r = std::min({n, m, static_cast<double>(c.powersgd_rank)});
+    if ((n + m) * r * 2 < n * m) {
+      parts.p += n * r;
+      parts.q += m * r;
+    } else {
+      parts.uncompressed += elements;
+    }
+  }
+  return parts;
+}
+
+// What a lossy hook sends of one bucket (buckets_of).
+void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfile& compute,
+              const Method& method, const std::function<double(double)>& cost, const Link& link) {
+  const Compression& c = method.compression;
+  const int n = method.ranks;
+  if (method.sync == "fp16") {
+    b.sent_bytes = b.bytes / 2;
+    b.seconds = cost(b.sent_bytes);
+  } else if (method.sync == "topk") {
+    const double elements = b.bytes / 4;
+    const double k = std::min(elements, std::ceil(c.topk_fraction * elements));
+    b.sent_bytes = 4 * n * k;
+    b.seconds = 2 * ring_allgather_s(n, 4 * k, link);
+  } else if (method.sync == "powersgd") {
+    const PowerSgdParts parts = powersgd_parts(members, compute, c);
+    double seconds = 0;
+    for (double elements : {parts.uncompressed, parts.p, parts.q}) {
+      if (elements > 0) seconds += cost(4 * elements);
+    }
+    const double w = c.powersgd_uncompressed_share;
+    b.sent_bytes = (1 - w) * 4 * (parts.uncompressed + parts.p + parts.q) + w * b.bytes;
+    b.seconds = (1 - w) * seconds + w * cost(b.bytes);
+  }
 }
 
 // DDP's own plan (compute_bucket_assignment_by_size): reverse order, the first bucket up to
@@ -59,7 +125,8 @@ double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Lin
   return it->second(ranks, bytes, link);
 }
 
-std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method) {
+std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method,
+                               const std::function<double(double bytes)>& cost, const Link& link) {
   const size_t n = compute.tensor_bytes.size();
   std::vector<Bucket> buckets;
   if (!bucketed_engine(method.sync)) {
@@ -68,23 +135,26 @@ std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& meth
   }
   std::vector<double> sizes = method.bucket_bytes;
   if (sizes.empty()) sizes = ddp_bucket_bytes(compute.tensor_bytes, method.bucket_cap_bytes);
+  std::vector<std::vector<size_t>> members;
   size_t next = n;  // the parameters fill the buckets from the last one back
-  for (double size : sizes) {
+  auto fill = [&](double size) {
     Bucket b;
+    members.emplace_back();
     while (next > 0 && b.bytes < size) {
       --next;
       b.bytes += compute.tensor_bytes[next];
       b.ready_s = std::max(b.ready_s, compute.ready_s[next]);
+      members.back().push_back(next);
     }
     buckets.push_back(b);
-  }
-  if (next > 0) {  // buckets that do not cover every parameter: the rest goes last
-    Bucket rest;
-    while (next-- > 0) {
-      rest.bytes += compute.tensor_bytes[next];
-      rest.ready_s = std::max(rest.ready_s, compute.ready_s[next]);
+  };
+  for (double size : sizes) fill(size);
+  // Buckets that do not cover every parameter: the rest goes last.
+  if (next > 0) fill(std::numeric_limits<double>::infinity());
+  if (hooked(method.sync) && cost) {
+    for (size_t k = 0; k < buckets.size(); ++k) {
+      set_sent(buckets[k], members[k], compute, method, cost, link);
     }
-    buckets.push_back(rest);
   }
   return buckets;
 }
@@ -97,7 +167,15 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     return method.measured_cost ? method.measured_cost(bytes)
                                 : tensor_sync_s(method.sync, method.ranks, bytes, link);
   };
-  std::vector<Bucket> buckets = buckets_of(compute, method);
+  if (method.sync == "local_sgd") {
+    // An iteration's time is its slowest rank's: behind the ranks' mean by the straggler in
+    // every iteration, whether or not another rank waits for it.
+    double all = 0;
+    for (double b : compute.tensor_bytes) all += b;
+    p.sync_s = cost(all) / std::max(1, method.compression.local_sgd_period) + compute.straggler_s;
+    return p;
+  }
+  std::vector<Bucket> buckets = buckets_of(compute, method, cost, link);
   if (method.mode == "overlap") {
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
     // ready times), then the buckets go out on the stretched schedule.
@@ -115,8 +193,8 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   }
   double all = 0, cpu = 0;
   for (const Bucket& b : buckets) {
-    all += cost(b.bytes);
-    if (method.comm_cpu.machine_cpu_s) cpu += method.comm_cpu.machine_cpu_s(b.bytes);
+    all += b.seconds >= 0 ? b.seconds : cost(b.bytes);
+    if (method.comm_cpu.machine_cpu_s) cpu += method.comm_cpu.machine_cpu_s(b.sent());
   }
   // stale: the sums travel during the next iteration's compute, taking their CPU from it.
   if (method.mode == "stale") p.backward_s += cpu / method.comm_cpu.cores;

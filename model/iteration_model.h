@@ -35,6 +35,19 @@ struct CommCpu {
   int cores = 1;
 };
 
+// The lossy methods' options (docs/compression.md), as a run record has them.
+struct Compression {
+  double topk_fraction = 0.01;
+  int powersgd_rank = 1;
+  // The share of the iterations predicted (the timed ones) that come before PowerSGD's start
+  // iteration, which allreduce their buckets uncompressed.
+  double powersgd_uncompressed_share = 0;
+  int local_sgd_period = 8;
+  // Each parameter's shape, in the model's order: the matrices PowerSGD compresses. Without
+  // them, every tensor counts as sent uncompressed.
+  std::vector<std::vector<int64_t>> shapes;
+};
+
 // How a run synchronises: the strategy, its mode (blocking | overlap | stale), the ranks, and
 // for the bucketed engines their buckets in launch order (bytes; the record's bucket_bytes).
 struct Method {
@@ -47,6 +60,7 @@ struct Method {
   // method calls; empty: the algorithm's formula on the link (tensor_sync_s).
   std::function<double(double bytes)> measured_cost;
   CommCpu comm_cpu;
+  Compression compression;
 };
 
 // The five phases of the result record (docs/result-record.md).
@@ -55,7 +69,7 @@ struct Phases {
   double total_s() const { return data_s + forward_s + backward_s + sync_s + optimizer_s; }
 };
 
-// The methods predict() knows; the others (the lossy ones) are not modelled.
+// The methods predict() knows (hierarchical is not modelled yet).
 bool modelled(const std::string& sync);
 
 // One flat tensor of `bytes` summed across the ranks by the strategy's algorithm.
@@ -63,14 +77,29 @@ double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Lin
 
 // The buckets of a method with their ready times: per tensor (one per parameter) for the
 // per-tensor strategies, else the bucketed engines' buckets filled in reverse parameter order.
-std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method);
+// The hooks that send less (fp16, powersgd, topk) set each bucket's sent_bytes and seconds:
+//   fp16: an allreduce of S_b / 2;
+//   topk: two ring allgathers of 4k bytes, k = ceil(fraction x S_b / 4) (as an allreduce:
+//     4 n k bytes move as much);
+//   powersgd: allreduces of the uncompressed tensors' 4U bytes, then of P's 4 sum n_i r_i and of
+//     Q's 4 sum m_i r_i (each matrix n_i x m_i, r_i = min(n_i, m_i, rank), compressed where
+//     2 (n_i + m_i) r_i < n_i m_i); before its start iteration, an allreduce of S_b, mixed in
+//     by powersgd_uncompressed_share.
+// `cost` is one allreduce's time.
+std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method,
+                               const std::function<double(double bytes)>& cost = {},
+                               const Link& link = {});
 
 // The iteration, phase by phase. std::invalid_argument for a method that is not modelled.
-// Blocking and overlap: the wait for the slowest rank (compute.straggler_s) is part of the
-// exposed synchronisation (c10d_ddp: of backward, where its Reducer waits). Overlap and stale:
-// backward is stretched by the CPU time of the communication that runs while the rank
-// computes, shared by the machine's cores (method.comm_cpu), and its gradients' ready times
-// with it.
+// local_sgd: no gradient moves; every local_sgd_period steps one allreduce of every parameter,
+// after the optimizer: allreduce(S) / period of sync per iteration, and the straggler, since an
+// iteration's time is its slowest rank's whether or not another waits for it. The lossy hooks are
+// bucketed's engine with their buckets' own collectives (buckets_of); the CPU time of compressing
+// (casts, top-k's selection, PowerSGD's products and orthogonalisation) is not modelled. Blocking
+// and overlap: the wait for the slowest rank (compute.straggler_s) is part of the exposed
+// synchronisation (c10d_ddp: of backward, where its Reducer waits). Overlap and stale: backward is
+// stretched by the CPU time of the communication that runs while the rank computes, shared by the
+// machine's cores (method.comm_cpu), and its gradients' ready times with it.
 Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
 
 // The CPU time, spread over the machine's cores, of the part of each bucket's communication
@@ -85,7 +114,7 @@ double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, c
   for (size_t i = 0; i < buckets.size(); ++i) {
     const Transfer& t = transfers[i];
     const double during = std::clamp(backward_s - t.start, 0.0, t.end - t.start);
-    if (t.end > t.start) used += cpu.machine_cpu_s(buckets[i].bytes) * during / (t.end - t.start);
+    if (t.end > t.start) used += cpu.machine_cpu_s(buckets[i].sent()) * during / (t.end - t.start);
   }
   return used / cpu.cores;
 }

@@ -4,7 +4,8 @@ namespace dtbench::model {
 
 const std::vector<std::string>& what_if_methods() {
   static const std::vector<std::string> methods = {"gather_scatter", "ring_reduce", "allreduce",
-                                                   "bucketed"};
+                                                   "bucketed",       "fp16",        "powersgd",
+                                                   "topk",           "local_sgd"};
   return methods;
 }
 
@@ -30,17 +31,22 @@ std::vector<ScalingPoint> what_if(const Scenario& s) {
   std::vector<ScalingPoint> points;
   for (const std::string& method : what_if_methods()) {
     const bool bucketed = method == "bucketed";
+    const bool per_tensor =
+        method == "gather_scatter" || method == "ring_reduce" || method == "allreduce";
     for (double gbit : s.gbits) {
       const Link link = tcp_link(gbit, s.latency_s);
       for (int n : s.ranks) {
         // bucketed: DDP's plan from the cap (no measured plan exists for a cluster not run).
+        // The lossy methods: bucketed's engine with their defaults (docs/compression.md).
         Method m{bucketed ? "c10d_ddp" : method,
-                 bucketed ? "overlap" : "blocking",
+                 per_tensor ? "blocking" : "overlap",
                  n,
                  s.bucket_cap_bytes,
                  {},
                  {},
+                 {},
                  {}};
+        m.compression.shapes = s.shapes;
         const double t = predict(s.compute, m, link).total_s();
         points.push_back({method, n, gbit, t, alone.total_s() / t});
       }

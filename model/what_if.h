@@ -3,6 +3,7 @@
 // n ranks (one per host, each with its own cores) on links of a given rate and latency, for the
 // methods of the course. Weak scaling: every rank keeps its batch, so the compute per rank is
 // the same at every n and the scaling efficiency is compute / iteration.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@ namespace dtbench::model {
 
 struct Scenario {
   ComputeProfile compute;  // one rank's: phases, its parameters' bytes and ready times
+  std::vector<std::vector<int64_t>> shapes;  // each parameter's: the matrices PowerSGD sends
   std::vector<int> ranks;
   std::vector<double> gbits;  // link rates, Gbit/s
   double latency_s = 0;
@@ -19,7 +21,9 @@ struct Scenario {
 };
 
 struct ScalingPoint {
-  std::string method;  // gather_scatter, ring_reduce, allreduce (blocking), bucketed (overlap)
+  // gather_scatter, ring_reduce, allreduce (blocking); bucketed, fp16, powersgd, topk (overlap);
+  // local_sgd.
+  std::string method;
   int ranks = 0;
   double gbit = 0;
   double iteration_s = 0;

@@ -15,8 +15,10 @@
 #include <tuple>
 
 #include "cluster.h"
+#include "model/parameter_shapes.h"
 #include "model/what_if.h"
 #include "report/figures.h"
+#include "sync/grad_sync.h"
 #include "train/record.h"
 #include "train/stats.h"
 
@@ -305,6 +307,31 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   return e;
 }
 
+bool lossy(const std::string& sync) {
+  for (const auto& spec : sync_registry()) {
+    if (spec.name == sync) return spec.lossy;
+  }
+  return false;
+}
+
+// The lossy methods' options as the run had them, and the model's parameter shapes (the
+// matrices PowerSGD compresses). PowerSGD allreduces plainly before its start iteration: that
+// share of the timed iterations.
+model::Compression compression_of(const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  model::Compression out;
+  out.topk_fraction = c.topk_fraction;
+  out.powersgd_rank = c.powersgd_rank;
+  out.local_sgd_period = static_cast<int>(c.local_sgd_period);
+  const double timed = static_cast<double>(report::timed(run).size());
+  if (timed > 0) {
+    const double before = static_cast<double>(c.powersgd_start - kTimedFirst);
+    out.powersgd_uncompressed_share = std::clamp(before, 0.0, timed) / timed;
+  }
+  for (const auto& p : model::builtin_parameters(c.model)) out.shapes.push_back(p.shape);
+  return out;
+}
+
 Phases measured_of(const std::vector<const TrainRun*>& reps) {
   Phases m;
   auto slots = phases_of(m);
@@ -415,8 +442,14 @@ Prediction predict_system(const SystemResults& s) {
     }
     note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
                      link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
-    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {}};
+    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {}, {}};
     method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
+    method.compression = compression_of(run);
+    if (lossy(c.sync)) {
+      note(
+          "the lossy methods: what they send, on the link; the CPU time of compressing (casts, "
+          "top-k's selection, PowerSGD's products) is not modelled");
+    }
     if (c.mode != "blocking") {
       CpuEstimate cpu = comm_cpu_for(s, run);
       method.comm_cpu = cpu.cpu;

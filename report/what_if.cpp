@@ -130,6 +130,7 @@ int what_if_command(const WhatIfOptions& o) {
                   parameters.size(), sum(bytes) / 1e6)};
   model::Scenario scenario;
   scenario.compute = compute_of(o, bytes, assumptions);
+  for (const auto& p : parameters) scenario.shapes.push_back(p.shape);
   for (int n = 2; n <= o.max_ranks; n *= 2) scenario.ranks.push_back(n);
   scenario.gbits = o.gbits;
   scenario.latency_s = o.latency_us * 1e-6;
@@ -138,6 +139,10 @@ int what_if_command(const WhatIfOptions& o) {
       "Ethernet (1448 of 1514 bytes); weak scaling (each rank keeps its batch); bucketed with "
       "DDP's plan (1 MiB, then 25 MiB)",
       o.latency_us));
+  assumptions.push_back(
+      "fp16, powersgd (rank 1, compressing from the first iteration), topk (1%) and local_sgd "
+      "(averaging every 8 steps): what each sends, on bucketed's buckets; the CPU time of "
+      "compressing is not modelled");
   const auto points = model::what_if(scenario);
   Table t;
   t.columns = {"method", "ranks", "gbit", "iteration_s", "efficiency"};

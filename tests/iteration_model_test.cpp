@@ -25,7 +25,7 @@ ComputeProfile three_tensors() {
 TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   const ComputeProfile c = three_tensors();
   for (const char* sync : {"gather_scatter", "allreduce", "ring_reduce", "allgather"}) {
-    Phases p = predict(c, {sync, "blocking", 4, 0, {}, {}, {}}, kLink);
+    Phases p = predict(c, {sync, "blocking", 4, 0, {}, {}, {}, {}}, kLink);
     double sum = 0;
     for (double bytes : c.tensor_bytes) sum += tensor_sync_s(sync, 4, bytes, kLink);
     EXPECT_DOUBLE_EQ(p.sync_s, sum) << sync;
@@ -36,37 +36,37 @@ TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   EXPECT_NEAR(tensor_sync_s("gather_scatter", 4, 1e6, kLink), 2e-4 + 6e6 / 1e8, 1e-12);
   // reduce then broadcast as binomial trees: 2 ceil(log2 n) (a + S/B).
   EXPECT_NEAR(tensor_sync_s("reduce_broadcast", 5, 1e6, kLink), 6 * (1e-4 + 0.01), 1e-12);
-  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}}, kLink).sync_s, 0);
-  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}, {}}, kLink).sync_s, 0);
 }
 
 TEST(IterationModel, OverlapLeavesWhatTheLinkHasNotSentWhenBackwardEnds) {
   const ComputeProfile c = three_tensors();
-  Phases p = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, kLink);
+  Phases p = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}}, kLink);
   // By hand: 3 MB ready at 0.2 s takes 6a + 1.5 x 3 MB / B = 0.0456 s; 2 MB at 0.5 s, 0.0306 s;
   // 1 MB at 1.0 s, 0.0156 s: only the last is exposed.
   EXPECT_NEAR(p.sync_s, 6e-4 + 1.5e6 / 1e8, 1e-12);
   // A slow link: the buckets queue up and everything after backward's end shows.
   const Link slow{0, 1e6};
-  Phases q = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, slow);
+  Phases q = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}}, slow);
   EXPECT_NEAR(q.sync_s, 0.2 + 1.5 * 6e6 / 1e6 - 1.0, 1e-9);
 }
 
 TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradient) {
   const ComputeProfile c = three_tensors();
-  auto buckets = buckets_of(c, {"bucketed", "overlap", 4, 0, {5e6, 1e6}, {}, {}});
+  auto buckets = buckets_of(c, {"bucketed", "overlap", 4, 0, {5e6, 1e6}, {}, {}, {}});
   ASSERT_EQ(buckets.size(), 2u);
   EXPECT_DOUBLE_EQ(buckets[0].bytes, 5e6);  // parameters 2 and 1
   EXPECT_DOUBLE_EQ(buckets[0].ready_s, 0.5);
   EXPECT_DOUBLE_EQ(buckets[1].bytes, 1e6);
   EXPECT_DOUBLE_EQ(buckets[1].ready_s, 1.0);
   // Without recorded buckets (c10d_ddp), DDP's plan: the first closes at 1 MiB, then the cap.
-  auto ddp = buckets_of(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}});
+  auto ddp = buckets_of(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}});
   ASSERT_EQ(ddp.size(), 2u);
   EXPECT_DOUBLE_EQ(ddp[0].bytes, 3e6);
   EXPECT_DOUBLE_EQ(ddp[1].bytes, 3e6);
   // DDP's Reducer waits inside backward.
-  Phases p = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}}, kLink);
+  Phases p = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}}, kLink);
   EXPECT_DOUBLE_EQ(p.sync_s, 0);
   EXPECT_GT(p.backward_s, c.backward_s);
 }
@@ -76,7 +76,7 @@ TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradien
 TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
   const ComputeProfile c = three_tensors();
   const Link slow{0, 1e7};
-  Method m{"allreduce", "overlap", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}};
+  Method m{"allreduce", "overlap", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}, {}};
   auto cost = [&](double b) { return tensor_sync_s("allreduce", 4, b, slow); };
   // By hand: 3 MB ready at 0.2 s runs 0.45 s, to 0.65 s, before backward ends (0.3 s of CPU);
   // 2 MB from 0.65 s to 0.95 s (0.2 s); 1 MB from 1.0 s, after backward: none. On 2 cores:
@@ -92,36 +92,37 @@ TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
   // Without the CPU term, or blocking (nothing overlaps compute): backward as measured.
   m.comm_cpu = {};
   EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
-  m = {"allreduce", "blocking", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}};
+  m = {"allreduce", "blocking", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}, {}};
   EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
 }
 
 // Every synchronisation waits for the slowest rank's compute: 0.1 s later than the profile's.
 TEST(IterationModel, TheSlowestRanksLagIsWaitedFor) {
   ComputeProfile c = three_tensors();
-  const Phases blocking = predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}}, kLink);
-  const Phases overlap = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, kLink);
-  const Phases ddp = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}}, kLink);
+  const Phases blocking = predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}, {}}, kLink);
+  const Phases overlap = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}}, kLink);
+  const Phases ddp = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}}, kLink);
   const double best = best_iteration_s(c, 4, kLink);
   c.straggler_s = 0.1;
-  EXPECT_NEAR(predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}}, kLink).sync_s,
+  EXPECT_NEAR(predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}, {}}, kLink).sync_s,
               blocking.sync_s + 0.1, 1e-12);
-  EXPECT_NEAR(predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}}, kLink).sync_s,
+  EXPECT_NEAR(predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}}, kLink).sync_s,
               overlap.sync_s + 0.1, 1e-12);
-  const Phases ddp_lag = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}}, kLink);
+  const Phases ddp_lag = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}}, kLink);
   EXPECT_NEAR(ddp_lag.backward_s, ddp.backward_s + 0.1, 1e-12);  // the Reducer waits there
   EXPECT_DOUBLE_EQ(ddp_lag.sync_s, 0);
   EXPECT_NEAR(best_iteration_s(c, 4, kLink), best + 0.1, 1e-12);  // no plan avoids it
   // Nothing to wait for: no synchronisation, or one rank.
-  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}}, kLink).sync_s, 0);
-  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}, {}}, kLink).sync_s, 0);
 }
 
 TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
   const ComputeProfile c = three_tensors();
-  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}, {}}, kLink).sync_s, 0);
   const Link slow{0, 1e6};  // 9 s of sums against 1.36 s of compute
-  EXPECT_NEAR(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}}, slow).sync_s, 9.0 - 1.36, 1e-9);
+  EXPECT_NEAR(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}, {}}, slow).sync_s, 9.0 - 1.36,
+              1e-9);
 }
 
 TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
@@ -131,7 +132,7 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
   // Every way to cut three tensors into buckets, in order, is at or above it.
   for (const std::vector<double>& plan :
        std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
-    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, {}}, slow).total_s(),
+    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, {}, {}}, slow).total_s(),
               best - 1e-12);
   }
   // Here the bound is the last gradient's 1 MB after backward, or all 6 MB after 0.2 s.
@@ -154,29 +155,82 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIterationWithCommunicationsCpu) {
   EXPECT_NEAR(best_iteration_s(c, 4, slow), 1.36 + 0.15, 1e-9);
   for (const std::vector<double>& plan :
        std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
-    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, cpu}, slow).total_s(),
+    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, cpu, {}}, slow).total_s(),
               best - 1e-9);
   }
   // One bucket per tensor reaches it (backward 1.25 s, the last 0.15 s exposed).
-  EXPECT_NEAR(predict(c, {"bucketed", "overlap", 4, 0, {3e6, 2e6, 1e6}, {}, cpu}, slow).total_s(),
-              best, 1e-9);
+  EXPECT_NEAR(
+      predict(c, {"bucketed", "overlap", 4, 0, {3e6, 2e6, 1e6}, {}, cpu, {}}, slow).total_s(), best,
+      1e-9);
   // CPU dearer than the link (0.5 us a byte against 0.15): best to send it all after backward.
   const CommCpu dear{[](double b) { return b * 1e-6; }, 2};
   EXPECT_NEAR(best_iteration_s(c, 4, slow, dear), 1.36 + 0.9, 1e-9);
 }
 
 TEST(IterationModel, UnknownMethodsAreNotModelled) {
-  EXPECT_FALSE(modelled("powersgd"));
-  EXPECT_THROW(predict(three_tensors(), {"powersgd", "overlap", 4, 0, {}, {}, {}}, kLink),
+  EXPECT_FALSE(modelled("hierarchical"));
+  EXPECT_THROW(predict(three_tensors(), {"hierarchical", "overlap", 4, 0, {}, {}, {}, {}}, kLink),
                std::invalid_argument);
 }
 
 TEST(IterationModel, AMeasuredCostReplacesTheFormula) {
   const ComputeProfile c = three_tensors();
-  Method m{"allreduce", "blocking", 4, 0, {}, [](double bytes) { return bytes * 1e-7; }, {}};
+  Method m{"allreduce", "blocking", 4, 0, {}, [](double bytes) { return bytes * 1e-7; }, {}, {}};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 6e6 * 1e-7, 1e-12);
   m.mode = "overlap";  // 0.3 s after 0.2, 0.2 s after 0.5 (queued behind it), 0.1 s after 1.0
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 0.1, 1e-12);
+}
+
+// The lossy methods send their own collectives per bucket (docs/compression.md): the three
+// tensors in one 6 MB bucket, sent after backward (blocking).
+TEST(IterationModel, TheLossyHooksSendWhatTheirFormulasSay) {
+  const ComputeProfile c = three_tensors();
+  auto blocking = [&](const std::string& sync, const Compression& options) {
+    Method m{sync, "blocking", 4, 0, {6e6}, {}, {}, {}};
+    m.compression = options;
+    return predict(c, m, kLink).sync_s;
+  };
+  const auto ring = [](double bytes) { return ring_allreduce_s(4, bytes, kLink); };
+  // fp16: one allreduce of half the bytes.
+  EXPECT_NEAR(blocking("fp16", {}), ring(3e6), 1e-12);
+  // topk at 1% of 1.5e6 elements: k = 15,000; two ring allgathers of 4k bytes on 4 ranks:
+  // 2 x 3 (a + 6e4 / B).
+  EXPECT_NEAR(blocking("topk", {}), 2 * 3 * (1e-4 + 6e4 / 1e8), 1e-12);
+  // powersgd at rank 1: 1000 x 250 and 500 x 1000 matrices send P (1000 + 500 elements) and Q
+  // (250 + 1000); the 1-D tensor (750,000 elements) goes uncompressed. Three allreduces.
+  Compression psgd;
+  psgd.shapes = {{1000, 250}, {500, 1000}, {750000}};
+  const double compressed = ring(4 * 750000.0) + ring(4 * 1500.0) + ring(4 * 1250.0);
+  EXPECT_NEAR(blocking("powersgd", psgd), compressed, 1e-12);
+  // Half the timed iterations before its start: half of them a plain allreduce of the bucket.
+  psgd.powersgd_uncompressed_share = 0.5;
+  EXPECT_NEAR(blocking("powersgd", psgd), 0.5 * compressed + 0.5 * ring(6e6), 1e-12);
+  // Without shapes nothing compresses: one allreduce of every element, as the uncompressed part.
+  psgd = {};
+  EXPECT_NEAR(blocking("powersgd", psgd), ring(6e6), 1e-12);
+  // local_sgd: every 4 steps an allreduce of all 6 MB, whatever the mode, and the slowest rank's
+  // lag in every iteration.
+  ComputeProfile lagging = c;
+  lagging.straggler_s = 0.1;
+  Method local{"local_sgd", "overlap", 4, 0, {}, {}, {}, {}};
+  local.compression.local_sgd_period = 4;
+  EXPECT_NEAR(predict(lagging, local, kLink).sync_s, ring(6e6) / 4 + 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(predict(lagging, local, kLink).backward_s, c.backward_s);
+}
+
+// In overlap, a lossy bucket is charged the CPU of what it sends (its sent_bytes), not of its
+// gradient's bytes.
+TEST(IterationModel, ALossyBucketCostsTheCpuOfWhatItSends) {
+  const ComputeProfile c = three_tensors();
+  Method m{"fp16", "overlap", 4, 0, {5e6, 1e6}, {}, {[](double b) { return b * 1e-7; }, 2}, {}};
+  auto cost = [&](double b) { return tensor_sync_s("fp16", 4, b, kLink); };
+  auto buckets = buckets_of(c, m, cost, kLink);
+  ASSERT_EQ(buckets.size(), 2u);
+  EXPECT_DOUBLE_EQ(buckets[0].sent(), 2.5e6);
+  EXPECT_DOUBLE_EQ(buckets[0].seconds, cost(2.5e6));
+  // The 2.5 MB of the first bucket run from 0.5 s for 0.0381 s, all before backward ends, and
+  // the last bucket after it: 0.25 s of a machine's CPU, 0.125 s on each of 2 cores.
+  EXPECT_NEAR(overlapped_cpu_s(buckets, 1.0, cost, m.comm_cpu), 2.5e6 * 1e-7 / 2, 1e-12);
 }
 
 TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {

@@ -10,7 +10,7 @@
 # predicted, with its figure.
 # The same matrix with one host at 100 Mbit/s (BOTTLENECK) is a system of its own, its link the
 # bottleneck's. Results that swept the nonblocking allreduce (SWEPT_IALLREDUCE) charge each
-# backend's overlapped runs that sweep's CPU.
+# backend's overlapped runs that sweep's CPU; they hold the lossy methods too, each predicted.
 #   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK SWEPT_IALLREDUCE
 set -uo pipefail
 dtbench=$1 model=$2 smoke=$3 bottleneck=$4 swept=$5
@@ -79,8 +79,11 @@ check "bottleneck: 12 experiments with a signed error" \
 
 "$dtbench" predict "$swept" >"$work/swept.out" 2>&1
 code=$?
-check "iallreduce swept: exit 0 ($code), 12 experiments with a signed error" \
-  test $code -eq 0 -a "$(grep -Ec "s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/swept.out")" -eq 12
+check "iallreduce swept: exit 0 ($code), 16 experiments with a signed error" \
+  test $code -eq 0 -a "$(grep -Ec "s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/swept.out")" -eq 16
+check "iallreduce swept: the four lossy methods predicted, the CPU of compressing named as not modelled" \
+  test "$(grep -Ec "^(fp16|powersgd|topk|local_sgd) .*s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/swept.out")" -eq 4 \
+  -a "$(grep -c "the CPU time of compressing .* is not modelled" "$work/swept.out")" -eq 1
 check "iallreduce swept: MPI's runs charged MPI's iallreduce CPU, Gloo's Gloo's" \
   test "$(grep -Ec "per 10 MB \(MPI's iallreduce sweep" "$work/swept.out")" -eq 1 \
   -a "$(grep -Ec "per 10 MB \(Gloo's iallreduce sweep" "$work/swept.out")" -eq 1
@@ -101,8 +104,8 @@ code=$?
 head -8 "$work/w.out"
 check "what-if: exit 0 ($code), labelled as predicted" grep -q "PREDICTED by the cost model" "$work/w.out"
 check "what-if: ResNet-50's 161 tensors and 102.2 MB" grep -q "resnet50: 161 parameter tensors, 102.2 MB" "$work/w.out"
-check "what-if: 4 methods x 6 rank counts x 2 rates" \
-  test "$(tail -n +2 "$work/what-if/resnet50.csv" | wc -l)" -eq 48
+check "what-if: 8 methods x 6 rank counts x 2 rates" \
+  test "$(tail -n +2 "$work/what-if/resnet50.csv" | wc -l)" -eq 96
 check "what-if: the figure" test -s "$work/what-if/resnet50.pdf"
 "$dtbench" predict --what-if --model vgg11 --profile "$model" --ranks 1024 --gbit 100 >"$work/v.out" 2>&1
 check "what-if: VGG-11's compute measured in the results" \

@@ -90,6 +90,22 @@ TEST(WhatIf, EfficiencyFollowsEachMethodsBytes) {
       EXPECT_GE(at(m, n, 100).efficiency, at(m, n, 1).efficiency) << m << " " << n;
     }
   }
+  // Sending less pays on a slow link; top-k's allgathers grow with n (each rank receives every
+  // other's k entries) and at 1024 ranks cost more than bucketed's rings.
+  s.shapes.clear();
+  for (const auto& p : builtin_parameters("vgg11")) s.shapes.push_back(p.shape);
+  const auto lossy = what_if(s);
+  auto lossy_at = [&](const std::string& method, int n, double gbit) {
+    for (const auto& p : lossy) {
+      if (p.method == method && p.ranks == n && p.gbit == gbit) return p.efficiency;
+    }
+    throw std::logic_error("missing point");
+  };
+  for (const char* m : {"fp16", "powersgd", "topk", "local_sgd"}) {
+    EXPECT_GT(lossy_at(m, 16, 1), lossy_at("bucketed", 16, 1)) << m;
+  }
+  EXPECT_GT(lossy_at("powersgd", 16, 1), lossy_at("fp16", 16, 1));
+  EXPECT_LT(lossy_at("topk", 1024, 1), lossy_at("bucketed", 1024, 1));
   // The ring on 1024 ranks at 1 Gbit/s, blocking: the compute plus 34 tensors' rings.
   const Link link = tcp_link(1, 5e-5);
   double ring = 0;

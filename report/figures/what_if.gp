@@ -3,7 +3,7 @@
 # assumptions, one per line, printed under the panels.
 height = 13
 load figdir.'/common.gp'
-methods = 'gather_scatter ring_reduce allreduce bucketed'
+methods = 'gather_scatter ring_reduce allreduce bucketed fp16 powersgd topk local_sgd'
 panels = words(rates)
 set multiplot layout 1, panels title 'PREDICTED by the cost model, not measured' margins 0.08, 0.98, 0.42, 0.9 spacing 0.04, 0
 set logscale x 2
