@@ -254,8 +254,17 @@ void add_trace(const std::string& path, TraceFacts& out) {
   }
 }
 
+bool lossy(const std::string& sync) {
+  for (const auto& spec : sync_registry()) {
+    if (spec.name == sync) return spec.lossy;
+  }
+  return false;
+}
+
 // The compute of runs like r (model, batch, ranks) that do not overlap: blocking mode, no
-// slowed rank, no bottleneck. Median over them of each phase; ready times from their traces.
+// slowed rank, no bottleneck, an exact method (local SGD, blocking by default, lets its ranks
+// drift apart between averagings). Median over them of each phase; ready times from their
+// traces.
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
@@ -263,7 +272,7 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   int runs = 0;
   for (const auto& other : s.runs) {
     const TrainConfig& c = other.record.config;
-    if (other.kind != "train" || c.mode != "blocking" || c.slow_rank >= 0 ||
+    if (other.kind != "train" || c.mode != "blocking" || lossy(c.sync) || c.slow_rank >= 0 ||
         !other.bottleneck_rate.empty() || c.model != r.record.config.model ||
         c.global_batch != r.record.config.global_batch ||
         c.world_size != r.record.config.world_size) {
@@ -305,13 +314,6 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
       r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
       p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
   return e;
-}
-
-bool lossy(const std::string& sync) {
-  for (const auto& spec : sync_registry()) {
-    if (spec.name == sync) return spec.lossy;
-  }
-  return false;
 }
 
 // The lossy methods' options as the run had them, and the model's parameter shapes (the
