@@ -464,6 +464,7 @@ Prediction predict_system(const SystemResults& s) {
     row.run = reps.empty() ? &run : reps[reps.size() / 2];
     row.reps = static_cast<int>(reps.size());
     row.label = label;
+    row.lossy = lossy(c.sync);
     if (c.sync == "bucketed" || c.sync == "c10d_ddp") {
       row.label += fmt::format(" {} MB", c.bucket_mb);
       row.best_s =

@@ -25,6 +25,8 @@ struct PredictedExperiment {
   // bucketed engines: the best iteration any bucket plan could reach, with and without the
   // CPU communication takes from backward (model::best_iteration_s)
   double best_s = 0, best_without_cpu_s = 0;
+  // A lossy method: the model prices what it sends, not the CPU of compressing.
+  bool lossy = false;
   double error() const { return predicted.total_s() / measured_s - 1; }
   // The phase whose prediction is furthest from the measurement, and by how much (s).
   std::string worst_phase() const;

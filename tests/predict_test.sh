@@ -84,6 +84,10 @@ check "iallreduce swept: exit 0 ($code), 16 experiments with a signed error" \
 check "iallreduce swept: the four lossy methods predicted, the CPU of compressing named as not modelled" \
   test "$(grep -Ec "^(fp16|powersgd|topk|local_sgd) .*s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/swept.out")" -eq 4 \
   -a "$(grep -c "the CPU time of compressing .* is not modelled" "$work/swept.out")" -eq 1
+"$dtbench" report "$swept" -o "$work/swept-report/group.pdf" >/dev/null 2>&1
+check "iallreduce swept: figure 19 holds the exact methods to the target and names the lossy ones apart" \
+  grep -Eq "for [0-9]+ of 12 experiments here \(the target on the emulated cluster, for the methods that send the exact sum\).*The lossy methods, priced by what they send .*: fp16 [+-][0-9.]+% \(" \
+  "$work/swept-report/report.md"
 check "iallreduce swept: MPI's runs charged MPI's iallreduce CPU, Gloo's Gloo's" \
   test "$(grep -Ec "per 10 MB \(MPI's iallreduce sweep" "$work/swept.out")" -eq 1 \
   -a "$(grep -Ec "per 10 MB \(Gloo's iallreduce sweep" "$work/swept.out")" -eq 1
