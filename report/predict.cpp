@@ -446,8 +446,9 @@ Prediction predict_system(const SystemResults& s) {
                      link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
     model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {}, {}};
     method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
-    method.compression = compression_of(run);
-    if (lossy(c.sync)) {
+    const bool sends_less = lossy(c.sync);
+    if (sends_less) {
+      method.compression = compression_of(run);
       note(
           "the lossy methods: what they send, on the link; the CPU time of compressing (casts, "
           "top-k's selection, PowerSGD's products) is not modelled");
@@ -464,7 +465,7 @@ Prediction predict_system(const SystemResults& s) {
     row.run = reps.empty() ? &run : reps[reps.size() / 2];
     row.reps = static_cast<int>(reps.size());
     row.label = label;
-    row.lossy = lossy(c.sync);
+    row.lossy = sends_less;
     if (c.sync == "bucketed" || c.sync == "c10d_ddp") {
       row.label += fmt::format(" {} MB", c.bucket_mb);
       row.best_s =
