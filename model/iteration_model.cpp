@@ -31,13 +31,15 @@ const std::map<std::string, TensorCost>& algorithms() {
       {"powersgd", ring_allreduce_s},
       {"topk", ring_allreduce_s},
       {"local_sgd", ring_allreduce_s},
+      // Each bucket in two levels (buckets_of); a tensor alone as a flat ring.
+      {"hierarchical", ring_allreduce_s},
   };
   return table;
 }
 
-// The hooks on bucketed's engine that send less (docs/compression.md).
+// The hooks on bucketed's engine that send their buckets their own way (docs/compression.md).
 bool hooked(const std::string& sync) {
-  return sync == "fp16" || sync == "powersgd" || sync == "topk";
+  return sync == "fp16" || sync == "powersgd" || sync == "topk" || sync == "hierarchical";
 }
 
 bool bucketed_engine(const std::string& sync) {
@@ -72,7 +74,7 @@ PowerSgdParts powersgd_parts(const std::vector<size_t>& members, const ComputePr
   return parts;
 }
 
-// What a lossy hook sends of one bucket (buckets_of).
+// What a hook sends of one bucket, and how long it takes (buckets_of).
 void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfile& compute,
               const Method& method, const std::function<double(double)>& cost, const Link& link) {
   const Compression& c = method.compression;
@@ -94,6 +96,11 @@ void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfil
     const double w = c.powersgd_uncompressed_share;
     b.sent_bytes = (1 - w) * 4 * (parts.uncompressed + parts.p + parts.q) + w * b.bytes;
     b.seconds = (1 - w) * seconds + w * cost(b.bytes);
+  } else if (method.sync == "hierarchical") {
+    const int per_host = std::clamp(method.placement.ranks_per_host, 1, n);
+    b.sent_bytes = b.bytes;
+    b.seconds =
+        hierarchical_allreduce_s(n / per_host, per_host, b.bytes, method.placement.inside, link);
   }
 }
 

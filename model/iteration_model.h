@@ -48,6 +48,13 @@ struct Compression {
   std::vector<std::vector<int64_t>> shapes;
 };
 
+// Where the ranks run: ranks_per_host of them on each host, in rank order, and the link between
+// two ranks of one host (predict's `link` joins the hosts). Only hierarchical tells the two apart.
+struct Placement {
+  int ranks_per_host = 1;
+  Link inside;
+};
+
 // How a run synchronises: the strategy, its mode (blocking | overlap | stale), the ranks, and
 // for the bucketed engines their buckets in launch order (bytes; the record's bucket_bytes).
 struct Method {
@@ -61,6 +68,7 @@ struct Method {
   std::function<double(double bytes)> measured_cost;
   CommCpu comm_cpu;
   Compression compression;
+  Placement placement;
 };
 
 // The five phases of the result record (docs/result-record.md).
@@ -69,7 +77,7 @@ struct Phases {
   double total_s() const { return data_s + forward_s + backward_s + sync_s + optimizer_s; }
 };
 
-// The methods predict() knows (hierarchical is not modelled yet).
+// The methods predict() knows.
 bool modelled(const std::string& sync);
 
 // One flat tensor of `bytes` summed across the ranks by the strategy's algorithm.
@@ -84,7 +92,10 @@ double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Lin
 //   powersgd: allreduces of the uncompressed tensors' 4U bytes, then of P's 4 sum n_i r_i and of
 //     Q's 4 sum m_i r_i (each matrix n_i x m_i, r_i = min(n_i, m_i, rank), compressed where
 //     2 (n_i + m_i) r_i < n_i m_i); before its start iteration, an allreduce of S_b, mixed in
-//     by powersgd_uncompressed_share.
+//     by powersgd_uncompressed_share;
+//   hierarchical: no fewer bytes, but each bucket in two levels (hierarchical_allreduce_s): a
+//     reduce and a broadcast among a host's ranks on the placement's `inside`, a ring allreduce
+//     among the hosts' leaders on `link`.
 // `cost` is one allreduce's time.
 std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method,
                                const std::function<double(double bytes)>& cost = {},

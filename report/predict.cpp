@@ -59,12 +59,14 @@ double set_rate_bytes_per_s(const std::string& rate) {
   return model::tcp_link(parse_rate(rate) / 1e9, 0).bytes_per_s;
 }
 
-// One collective's sweep: (bytes, seconds) of op over backend on this many ranks, by size.
+// One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
+// machines > 0, on that many machines), by size.
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
-                             const std::string& backend, int ranks) {
+                             const std::string& backend, int ranks, int machines = 0) {
   std::map<double, double> by_size;
   for (const auto& c : s.collectives) {
-    if (c.op == op && c.backend == backend && c.ranks == ranks) {
+    if (c.op == op && c.backend == backend && c.ranks == ranks &&
+        (machines == 0 || c.machines == machines)) {
       by_size[static_cast<double>(c.bytes)] = c.time_s;
     }
   }
@@ -76,15 +78,15 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   return m;
 }
 
-// The backend's link: a ring allreduce's sweep read as a ring (the hand-written one, whose
-// algorithm is known; Gloo's own allreduce is a ring too), sizes from 4 KiB; else the emulated
-// cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
-LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
-                      const std::string& bottleneck_rate) {
+// The link a ring allreduce's sweep on these ranks (and machines, when > 0) shows, read as a
+// ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring too),
+// sizes from 4 KiB.
+LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
+                         int machines) {
   LinkEstimate e;
   for (const char* op : {"ring_allreduce", "allreduce"}) {
     if (e.found || (std::string(op) == "allreduce" && backend != "gloo")) continue;
-    model::MeasuredCost sweep = sweep_of(s, op, backend, ranks);
+    model::MeasuredCost sweep = sweep_of(s, op, backend, ranks, machines);
     std::vector<double> bytes, seconds;
     for (size_t i = 0; i < sweep.bytes.size(); ++i) {
       if (sweep.bytes[i] < 4096) continue;
@@ -96,9 +98,17 @@ LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ra
     if (!(line.beta > 0)) continue;
     e.link = model::link_of_ring_fit(ranks, std::max(0.0, line.alpha), line.beta);
     e.found = true;
-    e.source = fmt::format("fitted to the {} {} sweep on {} ranks ({} sizes)", backend, op, ranks,
-                           bytes.size());
+    e.source = fmt::format("fitted to the {} {} sweep on {} ranks{} ({} sizes)", backend, op, ranks,
+                           machines == 1 ? " of one machine" : "", bytes.size());
   }
+  return e;
+}
+
+// The backend's link: fitted to a ring allreduce's sweep on these ranks; else the emulated
+// cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
+LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
+                      const std::string& bottleneck_rate) {
+  LinkEstimate e = fitted_link(s, backend, ranks, 0);
   const auto& network = s.system.value("network", nlohmann::json::object());
   if (!e.found && network.is_object() && network.contains("spec")) {
     const auto& spec = network["spec"];
@@ -252,6 +262,52 @@ void add_trace(const std::string& path, TraceFacts& out) {
       ++out.count[p];
     }
   }
+}
+
+// How many of a run's ranks share each host, from the hosts its record names; 0 when a rank's
+// host is not recorded or the hosts do not carry equally many.
+int ranks_per_host(const TrainRun& run) {
+  std::map<std::string, int> on;
+  for (const auto& r : run.record.ranks) ++on[r.host];
+  if (on.empty() || on.count("") > 0) return 0;
+  const int per = on.begin()->second;
+  for (const auto& [host, n] : on) {
+    if (n != per) return 0;
+  }
+  return per;
+}
+
+// Where hierarchical's two levels run: the ranks per host and the link within a host (a ring
+// allreduce's sweep on that many ranks of one machine). An empty `missing` when found.
+struct HostLevels {
+  int per_host = 0;
+  model::Link inside;
+  std::string source, missing;
+};
+
+HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  HostLevels h;
+  h.per_host = ranks_per_host(run);
+  if (h.per_host < 1) {
+    h.missing = "its ranks' hosts are not recorded or do not carry equally many ranks";
+    return h;
+  }
+  if (h.per_host == 1) return h;  // no level within a host
+  LinkEstimate inside = fitted_link(s, c.backend, h.per_host, 1);
+  if (!inside.found) {
+    h.missing = fmt::format(
+        "{} ranks share each host, and no {} ring_allreduce sweep on {} ranks of one machine "
+        "gives the link within a host",
+        h.per_host, c.backend, h.per_host);
+    return h;
+  }
+  h.inside = inside.link;
+  h.source = fmt::format(
+      "{} ranks per host; the link within a host: {}: latency {:.1f} us, rate "
+      "{:.1f} MB/s",
+      h.per_host, inside.source, inside.link.latency_s * 1e6, inside.link.bytes_per_s / 1e6);
+  return h;
 }
 
 bool lossy(const std::string& sync) {
@@ -444,7 +500,8 @@ Prediction predict_system(const SystemResults& s) {
     }
     note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
                      link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
-    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {}, {}};
+    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {},
+                         {},     {}};
     method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
     const bool sends_less = lossy(c.sync);
     if (sends_less) {
@@ -457,6 +514,15 @@ Prediction predict_system(const SystemResults& s) {
       CpuEstimate cpu = comm_cpu_for(s, run);
       method.comm_cpu = cpu.cpu;
       note(cpu.source);
+    }
+    if (c.sync == "hierarchical") {
+      const HostLevels levels = host_levels_for(s, run);
+      if (!levels.missing.empty()) {
+        note(fmt::format("{}: not predicted: {}", label, levels.missing));
+        continue;
+      }
+      method.placement = {levels.per_host, levels.inside};
+      if (!levels.source.empty()) note(fmt::format("{}: {}", label, levels.source));
     }
     (method.measured_cost ? swept : on_link).insert(label);
     for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));

@@ -11,9 +11,11 @@
 # The same matrix with one host at 100 Mbit/s (BOTTLENECK) is a system of its own, its link the
 # bottleneck's. Results that swept the nonblocking allreduce (SWEPT_IALLREDUCE) charge each
 # backend's overlapped runs that sweep's CPU; they hold the lossy methods too, each predicted.
-#   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK SWEPT_IALLREDUCE
+# Results of the hierarchical matrix on 2 hosts of 2 ranks (HIERARCHICAL) predict the two-level
+# allreduce with the link within a host fitted to the ring's sweep on 2 ranks of one machine.
+#   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK SWEPT_IALLREDUCE HIERARCHICAL
 set -uo pipefail
-dtbench=$1 model=$2 smoke=$3 bottleneck=$4 swept=$5
+dtbench=$1 model=$2 smoke=$3 bottleneck=$4 swept=$5 hierarchical=$6
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -91,6 +93,17 @@ check "iallreduce swept: figure 19 holds the exact methods to the target and nam
 check "iallreduce swept: MPI's runs charged MPI's iallreduce CPU, Gloo's Gloo's" \
   test "$(grep -Ec "per 10 MB \(MPI's iallreduce sweep" "$work/swept.out")" -eq 1 \
   -a "$(grep -Ec "per 10 MB \(Gloo's iallreduce sweep" "$work/swept.out")" -eq 1
+
+"$dtbench" predict "$hierarchical" >"$work/hierarchical.out" 2>&1
+code=$?
+grep "hierarchical" "$work/hierarchical.out"
+check "hierarchical: exit 0 ($code), 2 ranks per host, the link within a host fitted to the sweep on one machine" \
+  grep -Eq "^  hierarchical: 2 ranks per host; the link within a host: fitted to the mpi ring_allreduce sweep on 2 ranks of one machine \([0-9]+ sizes\): latency [0-9.]+ us, rate [0-9.]+ MB/s" \
+  "$work/hierarchical.out"
+check "hierarchical: the hosts joined by the ring's sweep on the 4 ranks" \
+  grep -q "mpi link: fitted to the mpi ring_allreduce sweep on 4 ranks (" "$work/hierarchical.out"
+check "hierarchical: predicted, with a signed error, beside bucketed and the blocking ring" \
+  test "$(grep -Ec "^(hierarchical|bucketed|ring_allreduce)[ /].*s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/hierarchical.out")" -eq 3
 
 "$dtbench" predict "$smoke" >"$work/smoke.out" 2>&1
 check "no traces: exit 0 ($?) and said what is missing" \

@@ -8,8 +8,9 @@
 # emulated cluster (results/reference/), gives figure 15 on its own; COMPRESSION, the compression
 # matrix on hosts/local (results/reference/), gives figures 17 and 18; HIERARCHICAL, the
 # hierarchical matrix on the emulated cluster with 2 ranks per host, the bytes leaving each host;
-# COMPRESSION_EPOCHS, the compression-epochs matrix (VGG-11 over epochs), with COMPRESSION's
-# LeNet-5 runs in one directory, figure 18 with a row per model.
+# COMPRESSION_EPOCHS, the compression-epochs matrix (VGG-11 over epochs; at 100 Mbit/s, where
+# PowerSGD gets to its final accuracy before float32), with COMPRESSION's LeNet-5 runs in one
+# directory, figure 18 with a row per model.
 #   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL COMPRESSION_EPOCHS
 set -uo pipefail
 dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5 hierarchical=$6 compression_epochs=$7
@@ -117,6 +118,9 @@ check "figure 18 with LeNet-5 and VGG-11 runs over epochs: a row of each, a targ
   test "$(grep -cE '^(lenet5|vgg11),' "$work/two-models/data/fig18_compression_accuracy.csv")" \
   -eq 10 -a "$(grep -oE '(lenet5|vgg11): target' "$work/two-models/report.md" | sort -u | wc -l)" \
   -eq 2
+check "figure 18: when each method first had its final accuracy, against float32, with a verdict" \
+  grep -Eq "powersgd 20\.0% at [0-9.,]+ s against bucketed's [0-9.,]+ s \(epoch 5, below it at [0-9.,]+ s\): sooner" \
+  "$work/two-models/report.md"
 
 "$dtbench" report "$hierarchical" -o "$work/hierarchical/group.pdf" >/dev/null 2>&1
 check "figure 17 on 2 hosts of 2 ranks: hierarchical's bytes leaving each host, from the NICs" \

@@ -40,6 +40,48 @@ struct AccuracyRuns {
 constexpr AccuracyRuns kAccuracyRuns[] = {{"compression", "lenet5"},
                                           {"compression_epochs", "vgg11"}};
 
+// When each method first reached its final accuracy, against when float32 first reached it.
+// Evaluations come only after each epoch, so a method is sooner only where it got there before
+// float32's last evaluation below that accuracy, later only where it was still below it after
+// float32's first one at or above it, and not told apart otherwise.
+std::string against_float32(const std::vector<const TrainRun*>& runs, const TrainRun& fp32) {
+  const auto fp32_at = time_at_evaluations(fp32);
+  const auto& fp32_evaluations = fp32.record.evaluations;
+  std::vector<std::string> parts;
+  for (const TrainRun* r : runs) {
+    if (r == &fp32) continue;
+    // The method's first evaluation at or above its final accuracy.
+    const auto& evaluations = r->record.evaluations;
+    const double accuracy = evaluations.back().accuracy;
+    size_t first = 0;
+    while (evaluations[first].accuracy < accuracy) ++first;
+    const auto at = time_at_evaluations(*r);
+    const double reached = at[first], still_below = first == 0 ? 0 : at[first - 1];
+    size_t k = 0;  // float32's first evaluation at or above it
+    while (k < fp32_evaluations.size() && fp32_evaluations[k].accuracy < accuracy) ++k;
+    std::string part =
+        fmt::format("{} {} at {} s", method_label(*r), percent(accuracy), short_number(reached));
+    if (k == fp32_evaluations.size()) {
+      parts.push_back(part + ", never reached by bucketed");
+      continue;
+    }
+    const double below = k == 0 ? 0 : fp32_at[k - 1];
+    const char* verdict = reached < below            ? "sooner"
+                          : still_below > fp32_at[k] ? "later"
+                                                     : "not told apart";
+    parts.push_back(
+        fmt::format("{} against bucketed's {} s (epoch {}{}): {}", part, short_number(fp32_at[k]),
+                    fp32_evaluations[k].epoch,
+                    k == 0 ? "" : fmt::format(", below it at {} s", short_number(below)), verdict));
+  }
+  if (parts.empty()) return "";
+  return fmt::format(
+      "When each method first had its final accuracy, against the training time at which "
+      "bucketed in float32 first reached it (evaluations only after each epoch: sooner or later "
+      "only where an evaluation of bucketed lies between the two): {}.",
+      fmt::join(parts, "; "));
+}
+
 // One model's rows, curves (series "<model>:<method>") and sentences.
 void add_model(const SystemResults& s, const std::vector<const TrainRun*>& runs,
                const std::string& model, FigureData& f, Table& curves, Table& losses) {
@@ -93,6 +135,8 @@ void add_model(const SystemResults& s, const std::vector<const TrainRun*>& runs,
     f.sentences.push_back(
         fmt::format("Never reached it in these epochs: {}.", fmt::join(missed, ", ")));
   }
+  const std::string against = against_float32(runs, *fp32);
+  if (!against.empty()) f.sentences.push_back(against);
 }
 
 }  // namespace
