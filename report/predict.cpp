@@ -277,7 +277,8 @@ int ranks_per_host(const TrainRun& run) {
   return per;
 }
 
-// Where hierarchical's two levels run: the ranks per host and the link within a host (a ring
+// Where hierarchical's two levels run: the ranks per host (as the run grouped them: its
+// --ranks-per-host, else the hosts its record names) and the link within a host (a ring
 // allreduce's sweep on that many ranks of one machine). An empty `missing` when found.
 struct HostLevels {
   int per_host = 0;
@@ -288,7 +289,7 @@ struct HostLevels {
 HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
   const TrainConfig& c = run.record.config;
   HostLevels h;
-  h.per_host = ranks_per_host(run);
+  h.per_host = c.ranks_per_host > 0 ? c.ranks_per_host : ranks_per_host(run);
   if (h.per_host < 1) {
     h.missing = "its ranks' hosts are not recorded or do not carry equally many ranks";
     return h;
