@@ -98,7 +98,6 @@ void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfil
     b.seconds = (1 - w) * seconds + w * cost(b.bytes);
   } else if (method.sync == "hierarchical") {
     const int per_host = std::clamp(method.placement.ranks_per_host, 1, n);
-    b.sent_bytes = b.bytes;
     b.seconds =
         hierarchical_allreduce_s(n / per_host, per_host, b.bytes, method.placement.inside, link);
   }

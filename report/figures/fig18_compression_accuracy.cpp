@@ -40,6 +40,14 @@ struct AccuracyRuns {
 constexpr AccuracyRuns kAccuracyRuns[] = {{"compression", "lenet5"},
                                           {"compression_epochs", "vgg11"}};
 
+// The first of the evaluations at or above `accuracy`; their count when none is (or `accuracy` is
+// NaN).
+size_t first_at_or_above(const std::vector<Evaluation>& evaluations, double accuracy) {
+  size_t i = 0;
+  while (i < evaluations.size() && !(evaluations[i].accuracy >= accuracy)) ++i;
+  return i;
+}
+
 // When each method first reached its final accuracy, against when float32 first reached it.
 // Evaluations come only after each epoch, so a method is sooner only where it got there before
 // float32's last evaluation below that accuracy, later only where it was still below it after
@@ -53,12 +61,10 @@ std::string against_float32(const std::vector<const TrainRun*>& runs, const Trai
     // The method's first evaluation at or above its final accuracy.
     const auto& evaluations = r->record.evaluations;
     const double accuracy = evaluations.back().accuracy;
-    size_t first = 0;
-    while (evaluations[first].accuracy < accuracy) ++first;
+    const size_t first = first_at_or_above(evaluations, accuracy);
     const auto at = time_at_evaluations(*r);
     const double reached = at[first], still_below = first == 0 ? 0 : at[first - 1];
-    size_t k = 0;  // float32's first evaluation at or above it
-    while (k < fp32_evaluations.size() && fp32_evaluations[k].accuracy < accuracy) ++k;
+    const size_t k = first_at_or_above(fp32_evaluations, accuracy);
     std::string part =
         fmt::format("{} {} at {} s", method_label(*r), percent(accuracy), short_number(reached));
     if (k == fp32_evaluations.size()) {
@@ -98,11 +104,11 @@ void add_model(const SystemResults& s, const std::vector<const TrainRun*>& runs,
     const auto& evaluations = r->record.evaluations;
     const auto at = time_at_evaluations(*r);
     const std::string method = method_label(*r), series = model + ":" + method;
-    double to_target = std::nan("");
     for (size_t i = 0; i < evaluations.size(); ++i) {
       curves.rows.push_back({series, at[i], evaluations[i].accuracy});
-      if (std::isnan(to_target) && evaluations[i].accuracy >= target) to_target = at[i];
     }
+    const size_t hit = first_at_or_above(evaluations, target);
+    const double to_target = hit < evaluations.size() ? at[hit] : std::nan("");
     f.table.rows.push_back({model, method, evaluations.back().epoch, evaluations.back().iterations,
                             evaluations.back().accuracy, at.back(), to_target});
     add_loss_curve(losses, series, *r);
