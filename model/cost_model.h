@@ -59,12 +59,15 @@ struct MeasuredCost {
 // A bucket of the overlap engine: its bytes and when its last gradient is ready, in seconds
 // from the start of backward. A lossy method's bucket also says what it sends instead: as the
 // bytes of a float32 allreduce that moves as much (sent_bytes), and the time of its own
-// collectives (seconds); negative: an allreduce of `bytes`, which takes cost(bytes).
+// collectives (seconds); negative: an allreduce of `bytes`, which takes cost(bytes). Where its
+// operation's CPU was measured (a lossy hook's sweep: compressing included), cpu_s is one
+// machine's CPU time for it; negative: that of an allreduce of sent() (CommCpu).
 struct Bucket {
   double bytes = 0;
   double ready_s = 0;
   double sent_bytes = -1;
   double seconds = -1;
+  double cpu_s = -1;
   double sent() const { return sent_bytes >= 0 ? sent_bytes : bytes; }
 };
 

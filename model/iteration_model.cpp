@@ -100,7 +100,16 @@ void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfil
     const int per_host = std::clamp(method.placement.ranks_per_host, 1, n);
     b.seconds =
         hierarchical_allreduce_s(n / per_host, per_host, b.bytes, method.placement.inside, link);
+    return;
   }
+  const MeasuredHook& hook = method.hook;
+  if (!hook.seconds || !hook.machine_cpu_s) return;
+  // As the hook's sweep measured it; PowerSGD's iterations before its start allreduce instead.
+  const double w = method.sync == "powersgd" ? c.powersgd_uncompressed_share : 0;
+  const auto& allreduce_cpu = method.comm_cpu.machine_cpu_s;
+  b.seconds = (1 - w) * hook.seconds(b.bytes) + w * cost(b.bytes);
+  b.cpu_s =
+      (1 - w) * hook.machine_cpu_s(b.bytes) + w * (allreduce_cpu ? allreduce_cpu(b.bytes) : 0);
 }
 
 // DDP's own plan (compute_bucket_assignment_by_size): reverse order, the first bucket up to
@@ -200,7 +209,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   double all = 0, cpu = 0;
   for (const Bucket& b : buckets) {
     all += b.seconds >= 0 ? b.seconds : cost(b.bytes);
-    if (method.comm_cpu.machine_cpu_s) cpu += method.comm_cpu.machine_cpu_s(b.sent());
+    if (method.comm_cpu.machine_cpu_s) cpu += machine_cpu_of(b, method.comm_cpu);
   }
   // stale: the sums travel during the next iteration's compute, taking their CPU from it.
   if (method.mode == "stale") p.backward_s += cpu / method.comm_cpu.cores;

@@ -55,6 +55,13 @@ struct Placement {
   Link inside;
 };
 
+// A lossy hook's whole operation on one bucket of `bytes` (compressing, its collectives,
+// decompressing) as a sweep of the hook measured it: its time, and one machine's CPU time.
+// Empty: what the hook sends, priced on the link, and an allreduce's CPU for it.
+struct MeasuredHook {
+  std::function<double(double bytes)> seconds, machine_cpu_s;
+};
+
 // How a run synchronises: the strategy, its mode (blocking | overlap | stale), the ranks, and
 // for the bucketed engines their buckets in launch order (bytes; the record's bucket_bytes).
 struct Method {
@@ -69,6 +76,7 @@ struct Method {
   CommCpu comm_cpu;
   Compression compression;
   Placement placement;
+  MeasuredHook hook;  // fp16, powersgd, topk
 };
 
 // The five phases of the result record (docs/result-record.md).
@@ -96,7 +104,8 @@ double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Lin
 //   hierarchical: no fewer bytes, but each bucket in two levels (hierarchical_allreduce_s): a
 //     reduce and a broadcast among a host's ranks on the placement's `inside`, a ring allreduce
 //     among the hosts' leaders on `link`.
-// `cost` is one allreduce's time.
+// Where method.hook was measured, fp16's, powersgd's and topk's buckets take its time and CPU
+// instead (powersgd's uncompressed share an allreduce's). `cost` is one allreduce's time.
 std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method,
                                const std::function<double(double bytes)>& cost = {},
                                const Link& link = {});
@@ -106,12 +115,19 @@ std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& meth
 // after the optimizer: allreduce(S) / period of sync per iteration, and the straggler, since an
 // iteration's time is its slowest rank's whether or not another waits for it. The lossy hooks are
 // bucketed's engine with their buckets' own collectives (buckets_of); the CPU time of compressing
-// (casts, top-k's selection, PowerSGD's products and orthogonalisation) is not modelled. Blocking
+// (casts, top-k's selection, PowerSGD's products and orthogonalisation) is in the model only where
+// method.hook measured it (each bucket's cpu_s). Blocking
 // and overlap: the wait for the slowest rank (compute.straggler_s) is part of the exposed
 // synchronisation (c10d_ddp: of backward, where its Reducer waits). Overlap and stale: backward is
 // stretched by the CPU time of the communication that runs while the rank computes, shared by the
 // machine's cores (method.comm_cpu), and its gradients' ready times with it.
 Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
+
+// One machine's CPU time for a bucket's operation: as measured (cpu_s), else an allreduce's of
+// what it sends. Only where cpu.machine_cpu_s is set.
+inline double machine_cpu_of(const Bucket& b, const CommCpu& cpu) {
+  return b.cpu_s >= 0 ? b.cpu_s : cpu.machine_cpu_s(b.sent());
+}
 
 // The CPU time, spread over the machine's cores, of the part of each bucket's communication
 // that runs before backward ends at backward_s (each bucket's CPU spread evenly over its
@@ -125,7 +141,7 @@ double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, c
   for (size_t i = 0; i < buckets.size(); ++i) {
     const Transfer& t = transfers[i];
     const double during = std::clamp(backward_s - t.start, 0.0, t.end - t.start);
-    if (t.end > t.start) used += cpu.machine_cpu_s(buckets[i].sent()) * during / (t.end - t.start);
+    if (t.end > t.start) used += machine_cpu_of(buckets[i], cpu) * during / (t.end - t.start);
   }
   return used / cpu.cores;
 }

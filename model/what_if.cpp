@@ -46,6 +46,7 @@ std::vector<ScalingPoint> what_if(const Scenario& s) {
                  {},
                  {},
                  {},
+                 {},
                  {}};
         m.compression.shapes = s.shapes;
         const double t = predict(s.compute, m, link).total_s();

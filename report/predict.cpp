@@ -131,12 +131,39 @@ LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ra
   return e;
 }
 
+// The machine CPU time per operation that a sweep of `op` on these ranks measured, from 1 MiB
+// (shorter operations are a few of the kernel's 10 ms ticks), and how many machines it ran on.
+struct CpuPoints {
+  std::vector<double> bytes, seconds;
+  int machines = 0;
+  bool enough() const { return std::set<double>(bytes.begin(), bytes.end()).size() >= 2; }
+  model::Line line() const { return model::fit_line_relative(bytes, seconds); }
+};
+
+CpuPoints cpu_points(const SystemResults& s, const std::string& op, const std::string& backend,
+                     int ranks) {
+  CpuPoints p;
+  for (const auto& r : s.collectives) {
+    if (r.op != op || r.backend != backend || r.ranks != ranks) continue;
+    if (r.machine_cpu_s < 0 || r.machines < 1 || r.bytes < static_cast<int64_t>(kBytesPerMiB)) {
+      continue;
+    }
+    p.bytes.push_back(static_cast<double>(r.bytes));
+    p.seconds.push_back(r.machine_cpu_s);
+    p.machines = r.machines;
+  }
+  return p;
+}
+
+std::function<double(double)> at_least_zero(const model::Line& line) {
+  return [line](double b) { return std::max(0.0, line.alpha + line.beta * b); };
+}
+
 // What communication asks of the CPU, where the machine's ranks keep its cores busy: a straight
-// line through the machine CPU time per operation that a sweep on these ranks measured, from
-// 1 MiB (shorter operations are a few of the kernel's 10 ms ticks). The sweep of the run's own
-// backend's `iallreduce`, the call the overlapping engines make, waited for by a caller that
-// sleeps as a computing rank does; where a directory has none (older results), Gloo's blocking
-// allreduce, whose threads sleep too (MPI's blocking calls poll, which would count as work).
+// line through the machine CPU time per operation (cpu_points) of the run's own backend's
+// `iallreduce`, the call the overlapping engines make, waited for by a caller that sleeps as a
+// computing rank does; where a directory has none (older results), Gloo's blocking allreduce,
+// whose threads sleep too (MPI's blocking calls poll, which would count as work).
 struct CpuEstimate {
   model::CommCpu cpu;
   std::string source;
@@ -144,46 +171,69 @@ struct CpuEstimate {
 
 CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
   const TrainConfig& c = run.record.config;
-  std::vector<double> bytes, seconds;
-  int machines = 0;
+  CpuPoints points;
   std::string sweep;
   for (const auto& [op, backend] :
        {std::pair<std::string, std::string>{"iallreduce", c.backend}, {"allreduce", "gloo"}}) {
-    for (const auto& r : s.collectives) {
-      if (r.op != op || r.backend != backend || r.ranks != c.world_size) continue;
-      if (r.machine_cpu_s < 0 || r.machines < 1 || r.bytes < static_cast<int64_t>(kBytesPerMiB)) {
-        continue;
-      }
-      bytes.push_back(static_cast<double>(r.bytes));
-      seconds.push_back(r.machine_cpu_s);
-      machines = r.machines;
-    }
-    if (std::set<double>(bytes.begin(), bytes.end()).size() >= 2) {
+    points = cpu_points(s, op, backend, c.world_size);
+    if (points.enough()) {
       sweep = fmt::format("{}'s {} sweep", backend == "mpi" ? "MPI" : "Gloo", op);
       break;
     }
-    bytes.clear(), seconds.clear();
   }
   if (sweep.empty()) {
     return {{}, "no iallreduce or Gloo allreduce sweep with the machines' CPU time on these ranks"};
   }
   const int cores = run.record.ranks.empty() ? 0 : run.record.ranks[0].usage.cores;
   const int threads = std::max(1, run.record.threads);
-  const int per_machine = c.world_size / machines;
+  const int per_machine = c.world_size / points.machines;
   if (cores < 1 || per_machine * threads < cores) {
     return {{},
             fmt::format("{} ranks of {} threads per machine leave cores free: "
                         "communication takes no CPU from compute",
                         per_machine, threads)};
   }
-  const model::Line line = model::fit_line_relative(bytes, seconds);
+  const model::Line line = points.line();
   CpuEstimate e;
   e.cpu.cores = cores;
-  e.cpu.machine_cpu_s = [line](double b) { return std::max(0.0, line.alpha + line.beta * b); };
+  e.cpu.machine_cpu_s = at_least_zero(line);
   e.source = fmt::format(
       "communication's CPU: {} ranks of {} threads fill each machine's {} cores; an allreduce "
       "costs a machine {:.3f} s of CPU per 10 MB ({}, {} sizes from 1 MiB)",
-      per_machine, threads, cores, line.alpha + line.beta * 1e7, sweep, bytes.size());
+      per_machine, threads, cores, line.alpha + line.beta * 1e7, sweep, points.bytes.size());
+  return e;
+}
+
+// A lossy hook's bucket as the sweep of the hook on these ranks and backend measured it
+// (bench_collectives' fp16_hook, powersgd_hook, topk_hook: compressing, its collectives and
+// decompressing, with the hooks' defaults): its time between the swept sizes, and a straight
+// line through the machine CPU time (cpu_points). None for a run with other options than the
+// sweep's, or a bottleneck the sweep did not have.
+struct HookEstimate {
+  model::MeasuredHook hook;
+  std::string source;
+};
+
+HookEstimate hook_for(const SystemResults& s, const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  const SyncOptions swept;
+  if (c.sync != "fp16" && c.sync != "powersgd" && c.sync != "topk") return {};
+  if (!run.bottleneck_rate.empty() || c.topk_fraction != swept.topk_fraction ||
+      c.powersgd_rank != swept.powersgd_rank) {
+    return {};
+  }
+  const std::string op = c.sync + "_hook";
+  model::MeasuredCost time = sweep_of(s, op, c.backend, c.world_size);
+  const CpuPoints cpu = cpu_points(s, op, c.backend, c.world_size);
+  if (time.bytes.size() < 2 || !cpu.enough()) return {};
+  const model::Line line = cpu.line();
+  HookEstimate e;
+  e.hook.seconds = [time](double b) { return time.time(b); };
+  e.hook.machine_cpu_s = at_least_zero(line);
+  e.source = fmt::format(
+      "{}: each bucket takes what the {} sweep measured ({} sizes; compressing included), and "
+      "costs a machine {:.3f} s of CPU per 10 MB of bucket",
+      c.sync, op, time.bytes.size(), line.alpha + line.beta * 1e7);
   return e;
 }
 
@@ -501,15 +551,22 @@ Prediction predict_system(const SystemResults& s) {
     }
     note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
                      link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
-    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {},
+    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kBytesPerMiB, {}, {}, {}, {},
                          {},     {}};
     method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
     const bool sends_less = lossy(c.sync);
     if (sends_less) {
       method.compression = compression_of(run);
-      note(
-          "the lossy methods: what they send, on the link; the CPU time of compressing (casts, "
-          "top-k's selection, PowerSGD's products) is not modelled");
+      const HookEstimate hook = hook_for(s, run);
+      method.hook = hook.hook;
+      if (!hook.source.empty()) {
+        note(hook.source);
+      } else if (c.sync != "local_sgd") {
+        note(fmt::format(
+            "{}: what it sends, on the link; the CPU time of compressing (casts, top-k's "
+            "selection, PowerSGD's products) is not modelled without a sweep of its hook",
+            c.sync));
+      }
     }
     if (c.mode != "blocking") {
       CpuEstimate cpu = comm_cpu_for(s, run);

@@ -19,7 +19,8 @@ using testing::TempDir;
 
 const char* kFilter =
     "--benchmark_filter='^(allreduce|iallreduce|ring_allreduce|gather|scatter|allgather|"
-    "reduce_scatter|broadcast|reduce|ring_reduce|gather_scatter)/backend:[a-z]+/"
+    "reduce_scatter|broadcast|reduce|ring_reduce|gather_scatter|fp16_hook|topk_hook|"
+    "powersgd_hook)/backend:[a-z]+/"
     "bytes:(16|4096)/'";
 
 // json's destructor unwinds nested values through a std::vector, which may allocate: clang-tidy
@@ -75,7 +76,15 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
   EXPECT_GE(benchmarks.size(), 10u);
   EXPECT_TRUE(std::any_of(benchmarks.begin(), benchmarks.end(), [](const auto& b) {
     return b["name"].template get<std::string>().rfind("iallreduce/", 0) == 0;
-  }));                       // the nonblocking allreduce, checked like the others below
+  }));  // the nonblocking allreduce, checked like the others below
+  for (const char* hook : {"fp16_hook/", "topk_hook/", "powersgd_hook/"}) {
+    EXPECT_EQ(std::count_if(benchmarks.begin(), benchmarks.end(),
+                            [&](const auto& b) {
+                              return b["name"].template get<std::string>().rfind(hook, 0) == 0;
+                            }),
+              2)
+        << hook;  // a lossy method's bucket at both sizes, checked like the others below
+  }
   double machine_cpu_s = 0;  // over every operation: the machine did some work
   for (const auto& b : benchmarks) {
     if (b.contains("machines")) {                // every collective's (not osu_allreduce's)

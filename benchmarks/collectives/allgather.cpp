@@ -8,7 +8,7 @@ Collective allgather_collective() {
           /*split=*/true,
           factor_parts,
           [](int64_t count, const Communicator& c) {
-            return Buffers{at::empty({count / c.size()}), at::empty({count})};
+            return Buffers{at::empty({count / c.size()}), at::empty({count}), {}, {}};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
             fill_seeded(b.in, i, c.rank() * b.in.numel(), input_of(c.rank()));

@@ -8,7 +8,7 @@ Collective broadcast_collective() {
           /*split=*/false,
           factor_one,
           [](int64_t count, const Communicator&) {
-            return Buffers{at::empty({count}), {}};
+            return Buffers{at::empty({count}), {}, {}, {}};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
             if (c.rank() == 0) {

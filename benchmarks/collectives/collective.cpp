@@ -91,7 +91,7 @@ Collective in_place_sum(const char* name, double (*factor)(int),
           /*split=*/false,
           factor,
           [](int64_t count, const Communicator&) {
-            return Buffers{at::empty({count}), {}};
+            return Buffers{at::empty({count}), {}, {}, {}};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
             fill_seeded(b.in, i, 0, input_of(c.rank()));
@@ -105,7 +105,8 @@ const std::vector<Collective>& collectives() {
       allreduce_collective(),      iallreduce_collective(),     reduce_collective(),
       broadcast_collective(),      gather_collective(),         scatter_collective(),
       allgather_collective(),      reduce_scatter_collective(), ring_reduce_collective(),
-      ring_allreduce_collective(), gather_scatter_collective(),
+      ring_allreduce_collective(), gather_scatter_collective(), fp16_hook_collective(),
+      topk_hook_collective(),      powersgd_hook_collective(),
   };
   return all;
 }

@@ -7,15 +7,22 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "comm/communicator.h"
+#include "sync/bucket_hook.h"
 
 namespace dtbench::bench {
 
+// A lossy hook's operation also keeps the hook (its error feedback and warm start carry over
+// from one operation to the next, as from one iteration to the next in training) and the
+// bucket's gradients as the hook sees them: views into `in` in their parameters' shapes.
 struct Buffers {
   at::Tensor in, out;
+  std::shared_ptr<BucketHook> hook;
+  std::vector<at::Tensor> grads;
 };
 
 struct Collective {
@@ -81,6 +88,9 @@ Collective reduce_scatter_collective();
 Collective ring_reduce_collective();
 Collective ring_allreduce_collective();
 Collective gather_scatter_collective();
+Collective fp16_hook_collective();
+Collective topk_hook_collective();
+Collective powersgd_hook_collective();
 
 // Every collective bench_collectives measures, in report order.
 const std::vector<Collective>& collectives();

@@ -9,7 +9,8 @@ Collective gather_collective() {
           /*split=*/true,
           factor_parts,
           [](int64_t count, const Communicator& c) {
-            return Buffers{at::empty({count / c.size()}), at::empty({c.rank() == 0 ? count : 0})};
+            return Buffers{
+                at::empty({count / c.size()}), at::empty({c.rank() == 0 ? count : 0}), {}, {}};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
             fill_seeded(b.in, i, c.rank() * b.in.numel(), input_of(c.rank()));

@@ -10,7 +10,7 @@ Collective reduce_scatter_collective() {
           /*split=*/true,
           factor_parts,
           [](int64_t count, const Communicator& c) {
-            return Buffers{at::empty({count}), at::empty({count / c.size()})};
+            return Buffers{at::empty({count}), at::empty({count / c.size()}), {}, {}};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
             fill_seeded(b.in, i, 0, input_of(c.rank()));

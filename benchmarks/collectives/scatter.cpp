@@ -8,7 +8,8 @@ Collective scatter_collective() {
           /*split=*/true,
           factor_parts,
           [](int64_t count, const Communicator& c) {
-            return Buffers{at::empty({c.rank() == 0 ? count : 0}), at::empty({count / c.size()})};
+            return Buffers{
+                at::empty({c.rank() == 0 ? count : 0}), at::empty({count / c.size()}), {}, {}};
           },
           [](Buffers& b, const Communicator& c, int64_t i) {
             fill_rank_parts(b.in, i, c.size());  // part r: what rank r would have as input

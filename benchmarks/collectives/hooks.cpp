@@ -1,0 +1,104 @@
+// fp16_hook, topk_hook, powersgd_hook: a lossy method's whole operation on one bucket, as the
+// trainer's communication thread runs it (sync/fp16.cpp, topk.cpp, powersgd.cpp, with their
+// defaults: the mean, top-k's 1%, PowerSGD's rank 1, compressing from the first operation):
+// compressing, its collectives (blocking calls, as the hooks make them) and decompressing. Its
+// time and machine_cpu_s are what the model charges each bucket of these methods
+// (docs/model.md). The hook lives as long as the benchmark, so its error feedback and warm
+// start carry over from one operation to the next. PowerSGD sees the bucket as a matrix of 512
+// rows (VGG-11's widest layers) and what does not fill a row as a vector. Bytes: the bucket's;
+// busbw = algbw (what a hook moves is its own: docs/compression.md).
+//
+// Checked: fp16 against the mean in closed form, to float16's precision. Top-k's and PowerSGD's
+// results have no closed form here (what they send depends on the error they carried): every
+// element must be finite, and top-k may leave no more nonzero elements than the ranks sent. Their
+// values are tested against PyTorch's hooks (tests/python_hooks_test.sh).
+#include <cmath>
+
+#include "collectives/collective.h"
+#include "sync/compression.h"
+
+namespace dtbench::bench {
+namespace {
+
+constexpr int64_t kRows = 512;
+
+Buffers with_hook(int64_t count, std::unique_ptr<BucketHook> hook) {
+  Buffers b{at::empty({count}), {}, std::move(hook), {}};
+  const int64_t rows = std::min(kRows, count), whole = count - count % rows;
+  b.grads.push_back(b.in.narrow(0, 0, whole).view({rows, whole / rows}));
+  if (whole < count) b.grads.push_back(b.in.narrow(0, whole, count - whole));
+  return b;
+}
+
+void fill_input(Buffers& b, const Communicator& c, int64_t i) {
+  fill_seeded(b.in, i, 0, input_of(c.rank()));
+}
+
+void run_hook(Communicator& c, Buffers& b) {
+  GradBucket bucket{0, b.in, b.grads};
+  b.hook->run(bucket, c);
+  b.hook->end_iteration();
+}
+
+int64_t not_finite(const at::Tensor& t) {
+  return t.isfinite().logical_not().sum().item<int64_t>();
+}
+
+int64_t topk_per_rank(int64_t count) {
+  return static_cast<int64_t>(std::ceil(SyncOptions{}.topk_fraction * static_cast<double>(count)));
+}
+
+}  // namespace
+
+Collective fp16_hook_collective() {
+  return {"fp16_hook",
+          /*split=*/false,
+          factor_one,
+          [](int64_t count, const Communicator&) {
+            return with_hook(count, make_fp16_hook(SyncOptions{}));
+          },
+          fill_input,
+          run_hook,
+          [](const Buffers& b, const Communicator& c, int64_t i) -> int64_t {
+            // The mean of input_of(r) over the ranks: residue + (n - 1) / 2.
+            at::Tensor want = at::empty_like(b.in);
+            fill_seeded(want, i, 0, {1.0f, static_cast<float>(c.size() - 1) / 2});
+            const at::Tensor close = (b.in - want).abs().le(want.abs() * 2e-3 + 2e-3);
+            return close.logical_not().sum().item<int64_t>();  // NaN is not close
+          }};
+}
+
+Collective topk_hook_collective() {
+  return {"topk_hook",
+          /*split=*/false,
+          factor_one,
+          [](int64_t count, const Communicator&) {
+            return with_hook(count, make_topk_hook(SyncOptions{}));
+          },
+          fill_input,
+          run_hook,
+          [](const Buffers& b, const Communicator& c, int64_t) -> int64_t {
+            const int64_t sent = c.size() * topk_per_rank(b.in.numel());
+            const int64_t nonzero = b.in.ne(0).sum().item<int64_t>();
+            return not_finite(b.in) + std::max<int64_t>(0, nonzero - sent);
+          }};
+}
+
+Collective powersgd_hook_collective() {
+  return {"powersgd_hook",
+          /*split=*/false,
+          factor_one,
+          [](int64_t count, const Communicator&) {
+            SyncOptions options;
+            options.powersgd_start = 2;
+            Buffers b = with_hook(count, make_powersgd_hook(options));
+            b.hook->end_iteration();  // the plain iterations before the start, not timed
+            b.hook->end_iteration();
+            return b;
+          },
+          fill_input,
+          run_hook,
+          [](const Buffers& b, const Communicator&, int64_t) { return not_finite(b.in); }};
+}
+
+}  // namespace dtbench::bench
