@@ -517,7 +517,7 @@ double PredictedExperiment::worst_phase_difference_s() const {
 Prediction predict_system(const SystemResults& s) {
   Prediction out;
   out.label = s.label;
-  std::set<std::string> done, noted, swept, on_link;
+  std::set<std::string> done, noted, swept, on_link, hook_swept;
   std::map<std::tuple<std::string, int64_t, int64_t>, MeasuredCompute> profiles;
   auto note = [&](const std::string& text) {
     if (noted.insert(text).second) out.notes.push_back(text);
@@ -582,7 +582,7 @@ Prediction predict_system(const SystemResults& s) {
       method.placement = {levels.per_host, levels.inside};
       if (!levels.source.empty()) note(fmt::format("{}: {}", label, levels.source));
     }
-    (method.measured_cost ? swept : on_link).insert(label);
+    (method.measured_cost ? swept : method.hook.seconds ? hook_swept : on_link).insert(label);
     for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
     PredictedExperiment row;
     auto reps = report::repetitions(s, run);
@@ -610,6 +610,10 @@ Prediction predict_system(const SystemResults& s) {
         fmt::format("each tensor of {} costs what the sweeps of the collectives "
                     "it calls measured",
                     fmt::join(swept, ", ")));
+  }
+  if (!hook_swept.empty()) {
+    out.notes.push_back(fmt::format("each bucket of {} costs what the sweep of its hook measured",
+                                    fmt::join(hook_swept, ", ")));
   }
   if (!on_link.empty()) {
     out.notes.push_back(

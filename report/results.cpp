@@ -48,7 +48,7 @@ std::string label_of(const nlohmann::json& system) {
 // "allreduce/backend:mpi/bytes:4194304/ranks:4[/case:vgg11]/iterations:N/manual_time".
 std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::string& group) {
   static const std::regex name(
-      "([a-z_]+)/backend:([a-z]+)/bytes:([0-9]+)/ranks:([0-9]+)(/case:vgg11)?/.*");
+      "([a-z0-9_]+)/backend:([a-z]+)/bytes:([0-9]+)/ranks:([0-9]+)(/case:vgg11)?/.*");
   std::vector<CollectiveRun> rows;
   if (!j.contains("benchmarks") || !j["benchmarks"].is_array()) {
     throw UserError("no \"benchmarks\" list (not Google Benchmark JSON)");
