@@ -590,6 +590,13 @@ Prediction predict_system(const SystemResults& s) {
     row.reps = static_cast<int>(reps.size());
     row.label = label;
     row.lossy = sends_less;
+    if (c.sync == "local_sgd") {
+      row.lossy_basis = "an allreduce of the parameters every H steps";
+    } else if (sends_less) {
+      row.lossy_basis = method.hook.seconds
+                            ? "its buckets as its hook's sweep measured, compressing included"
+                            : "what it sends; the CPU time of compressing not modelled";
+    }
     if (c.sync == "bucketed" || c.sync == "c10d_ddp") {
       row.label += fmt::format(" {} MB", c.bucket_mb);
       row.best_s =

@@ -25,8 +25,10 @@ struct PredictedExperiment {
   // bucketed engines: the best iteration any bucket plan could reach, with and without the
   // CPU communication takes from backward (model::best_iteration_s)
   double best_s = 0, best_without_cpu_s = 0;
-  // A lossy method: the model prices what it sends, not the CPU of compressing.
+  // A lossy method (held apart from the target), and what its prediction rests on: the sweep
+  // of its hook (compressing and its CPU included), or what it sends.
   bool lossy = false;
+  std::string lossy_basis;
   double error() const { return predicted.total_s() / measured_s - 1; }
   // The phase whose prediction is furthest from the measurement, and by how much (s).
   std::string worst_phase() const;

@@ -10,7 +10,8 @@
 # predicted, with its figure.
 # The same matrix with one host at 100 Mbit/s (BOTTLENECK) is a system of its own, its link the
 # bottleneck's. Results that swept the nonblocking allreduce (SWEPT_IALLREDUCE) charge each
-# backend's overlapped runs that sweep's CPU; they hold the lossy methods too, each predicted.
+# backend's overlapped runs that sweep's CPU; they hold the lossy methods too, each predicted,
+# and the sweep of their hooks, whose time and CPU each of their buckets is charged.
 # Results of the hierarchical matrix on 2 hosts of 2 ranks (HIERARCHICAL) predict the two-level
 # allreduce with the link within a host fitted to the ring's sweep on 2 ranks of one machine.
 #   usage: predict_test.sh DTBENCH MODEL SMOKE BOTTLENECK SWEPT_IALLREDUCE HIERARCHICAL
@@ -83,13 +84,22 @@ check "bottleneck: 12 experiments with a signed error" \
 code=$?
 check "iallreduce swept: exit 0 ($code), 16 experiments with a signed error" \
   test $code -eq 0 -a "$(grep -Ec "s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/swept.out")" -eq 16
-check "iallreduce swept: the four lossy methods predicted, the CPU of compressing named as not modelled" \
+check "iallreduce swept: the four lossy methods predicted, each hook's buckets as its sweep measured" \
   test "$(grep -Ec "^(fp16|powersgd|topk|local_sgd) .*s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/swept.out")" -eq 4 \
-  -a "$(grep -c "the CPU time of compressing .* is not modelled" "$work/swept.out")" -eq 1
+  -a "$(grep -Ec "^  (fp16|powersgd|topk): each bucket takes what the (fp16|powersgd|topk)_hook sweep measured \([0-9]+ sizes; compressing included\), and costs a machine [0-9.]+ s of CPU per 10 MB of bucket" "$work/swept.out")" -eq 3 \
+  -a "$(grep -c "not modelled" "$work/swept.out")" -eq 0
 "$dtbench" report "$swept" -o "$work/swept-report/group.pdf" >/dev/null 2>&1
 check "iallreduce swept: figure 19 holds the exact methods to the target and names the lossy ones apart" \
-  grep -Eq "for [0-9]+ of 12 experiments here \(the target on the emulated cluster, for the methods that send the exact sum\).*The lossy methods, priced by what they send .*: fp16 [+-][0-9.]+% \(" \
+  grep -Eq "for [0-9]+ of 12 experiments here \(the target on the emulated cluster, for the methods that send the exact sum\).*The lossy methods, stated apart from the target: fp16 [+-][0-9.]+% \([a-z]+ [+-][0-9.]+ s; its buckets as its hook's sweep measured, compressing included\)" \
   "$work/swept-report/report.md"
+# The same results without the hooks' sweep: priced by what they send, and predict says the
+# compressing is not modelled.
+cp -rs "$(realpath "$swept")" "$work/no-hooks"
+rm -rf "$work/no-hooks/experiments/collectives/"*hook*
+"$dtbench" predict "$work/no-hooks" >"$work/no-hooks.out" 2>&1
+check "without the hooks' sweep: the three hooks priced by what they send, compressing not modelled" \
+  test "$(grep -Ec "^  (fp16|powersgd|topk): what it sends, on the link; the CPU time of compressing .* is not modelled without a sweep of its hook" "$work/no-hooks.out")" -eq 3 \
+  -a "$(grep -Ec "^(fp16|powersgd|topk) .*s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/no-hooks.out")" -eq 3
 check "iallreduce swept: MPI's runs charged MPI's iallreduce CPU, Gloo's Gloo's" \
   test "$(grep -Ec "per 10 MB \(MPI's iallreduce sweep" "$work/swept.out")" -eq 1 \
   -a "$(grep -Ec "per 10 MB \(Gloo's iallreduce sweep" "$work/swept.out")" -eq 1

@@ -8,10 +8,13 @@
 // rows (VGG-11's widest layers) and what does not fill a row as a vector. Bytes: the bucket's;
 // busbw = algbw (what a hook moves is its own: docs/compression.md).
 //
-// Checked: fp16 against the mean in closed form, to float16's precision. Top-k's and PowerSGD's
-// results have no closed form here (what they send depends on the error they carried): every
-// element must be finite, and top-k may leave no more nonzero elements than the ranks sent. Their
-// values are tested against PyTorch's hooks (tests/python_hooks_test.sh).
+// Checked: fp16 against the mean in closed form, to float16's precision, on the seeded small
+// integers of the other collectives. Top-k and PowerSGD run on normal values, as gradients are,
+// and their results have no closed form here (what they send depends on the error they carried):
+// every element must be finite, and top-k may leave no more nonzero elements than the ranks
+// sent. Their values are tested against PyTorch's hooks (tests/python_hooks_test.sh).
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <cmath>
 
 #include "collectives/collective.h"
@@ -30,8 +33,17 @@ Buffers with_hook(int64_t count, std::unique_ptr<BucketHook> hook) {
   return b;
 }
 
-void fill_input(Buffers& b, const Communicator& c, int64_t i) {
+void fill_seeded_input(Buffers& b, const Communicator& c, int64_t i) {
   fill_seeded(b.in, i, 0, input_of(c.rank()));
+}
+
+// Standard normal values, seeded per (operation, rank): a gradient's values are continuous, and
+// top-k's selection takes longer on them than on the small integers, many of them equal, that
+// the closed forms need (docs/collectives.md).
+void fill_normal_input(Buffers& b, const Communicator& c, int64_t i) {
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(
+      static_cast<uint64_t>(i) * 4096 + static_cast<uint64_t>(c.rank()));
+  b.in.normal_(0, 1, generator);
 }
 
 void run_hook(Communicator& c, Buffers& b) {
@@ -57,7 +69,7 @@ Collective fp16_hook_collective() {
           [](int64_t count, const Communicator&) {
             return with_hook(count, make_fp16_hook(SyncOptions{}));
           },
-          fill_input,
+          fill_seeded_input,
           run_hook,
           [](const Buffers& b, const Communicator& c, int64_t i) -> int64_t {
             // The mean of input_of(r) over the ranks: residue + (n - 1) / 2.
@@ -75,7 +87,7 @@ Collective topk_hook_collective() {
           [](int64_t count, const Communicator&) {
             return with_hook(count, make_topk_hook(SyncOptions{}));
           },
-          fill_input,
+          fill_normal_input,
           run_hook,
           [](const Buffers& b, const Communicator& c, int64_t) -> int64_t {
             const int64_t sent = c.size() * topk_per_rank(b.in.numel());
@@ -96,7 +108,7 @@ Collective powersgd_hook_collective() {
             b.hook->end_iteration();
             return b;
           },
-          fill_input,
+          fill_normal_input,
           run_hook,
           [](const Buffers& b, const Communicator&, int64_t) { return not_finite(b.in); }};
 }

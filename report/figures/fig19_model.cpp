@@ -37,16 +37,16 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
       "Iteration time (mean of iterations {}..{}, mean over repetitions) predicted by the cost "
       "model against measured, one point per experiment, with the line y = x; {}",
       kTimedFirst, kTimedLast, model_caption(p.rows[0].run->record.config.model, *p.rows[0].run));
-  // The target holds the methods that send the exact sum; the lossy ones are priced by what
-  // they send, and their error is the CPU of compressing that the model leaves out.
+  // The target holds the methods that send the exact sum; the lossy ones are stated apart, each
+  // with what its prediction rests on.
   const double target = target_of(s);
   int within = 0, exact = 0;
   const PredictedExperiment* worst = nullptr;
   std::vector<std::string> lossy;
   for (const auto& r : p.rows) {
     if (r.lossy) {
-      lossy.push_back(fmt::format("{} {:+.1f}% ({} {:+.3f} s)", r.label, 100 * r.error(),
-                                  r.worst_phase(), r.worst_phase_difference_s()));
+      lossy.push_back(fmt::format("{} {:+.1f}% ({} {:+.3f} s; {})", r.label, 100 * r.error(),
+                                  r.worst_phase(), r.worst_phase_difference_s(), r.lossy_basis));
       continue;
     }
     ++exact;
@@ -71,10 +71,8 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
     }
   }
   if (!lossy.empty()) {
-    f.sentences.push_back(fmt::format(
-        "The lossy methods, priced by what they send (the CPU time of compressing is not in the "
-        "model, and shows where they differ): {}.",
-        fmt::join(lossy, "; ")));
+    f.sentences.push_back(fmt::format("The lossy methods, stated apart from the target: {}.",
+                                      fmt::join(lossy, "; ")));
   }
   for (const auto& r : p.rows) {
     if (r.best_s > 0 && r.run->record.config.sync == "bucketed") {
