@@ -22,6 +22,7 @@
 #include "collectives/collective.h"
 #include "comm/mpi_check.h"
 #include "comm/text.h"
+#include "common/host.h"
 #include "common/machine_cpu.h"
 #include "common/units.h"
 
@@ -40,16 +41,20 @@ int64_t iterations_for(int64_t bytes) {
 }
 
 // The distinct machines the ranks run on (by kernel boot id: the emulated cluster's namespaces
-// are one machine), and whether this rank is the first on its own.
+// are one machine), whether this rank is the first on its own, and the distinct hosts (by host
+// name, as the training records name them: each namespace is a host).
 struct Machines {
   int count = 1;
   bool reader = false;
+  int hosts = 1;
 };
 Machines machines_of(Communicator& control) {
   const std::vector<std::string> ids = allgather_text(control, machine_id());
+  const std::vector<std::string> names = allgather_text(control, host_name());
   Machines m;
   m.count = static_cast<int>(std::set<std::string>(ids.begin(), ids.end()).size());
   m.reader = std::find(ids.begin(), ids.end(), ids[control.rank()]) - ids.begin() == control.rank();
+  m.hosts = static_cast<int>(std::set<std::string>(names.begin(), names.end()).size());
   return m;
 }
 
@@ -104,6 +109,7 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   state.counters["ranks"] = comm.size();
   state.counters["machine_cpu_s"] = machine_cpu / static_cast<double>(operations);
   state.counters["machines"] = machines.count;
+  state.counters["hosts"] = machines.hosts;
   if (wrong > 0) state.SkipWithError(fmt::format("{} wrong elements", wrong).c_str());
 }
 

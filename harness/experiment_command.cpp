@@ -71,10 +71,14 @@ std::vector<std::string> collectives_args(const Experiment& e, const HostsFile& 
 
 }  // namespace
 
-std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s) {
+std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
+                                     int ranks_per_host) {
   std::vector<std::string> argv = {
       s.mpirun, "-np",   std::to_string(ranks), "--hostfile", hosts.path, "--bind-to",
       "none",   "--mca", "mpi_yield_when_idle", "1"};
+  if (ranks_per_host > 0) {
+    argv.insert(argv.end(), {"--map-by", "ppr:" + std::to_string(ranks_per_host) + ":node"});
+  }
   if (hosts.emulated) {
     // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
     std::string subnet = hosts.subnet + ".0/24";
@@ -89,7 +93,7 @@ std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const Co
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
                                          const CommandSettings& s, const std::string& result_path,
                                          int port) {
-  std::vector<std::string> argv = mpirun_argv(e.ranks, hosts, s);
+  std::vector<std::string> argv = mpirun_argv(e.ranks, hosts, s, e.ranks_per_host);
   auto binary = e.kind == "collectives"  ? collectives_args(e, hosts, s, result_path)
                 : e.kind == "python_ddp" ? python_ddp_args(e, hosts, s, result_path, port)
                                          : train_args(e, hosts, s, result_path);

@@ -28,7 +28,9 @@ std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& h
 
 // mpirun with the hosts file and the launch settings its hosts need, for `ranks` ranks: what
 // precedes every experiment's binary, and `dtbench launch`'s command.
-std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s);
+// ranks_per_host > 0: that many ranks on each host (--map-by ppr:N:node).
+std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
+                                     int ranks_per_host = 0);
 
 // Variables the launch needs in mpirun's environment: root permission for OpenMPI, and for
 // emulated hosts the namespace prefix that harness/netns-agent (mpirun's child) reads.

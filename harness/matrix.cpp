@@ -52,8 +52,9 @@ const std::set<std::string>& binary_keys(const std::string& kind) {
 }
 
 const std::set<std::string> kHarnessKeys = {
-    "group",   "kind",      "ranks",           "time_limit_s",    "estimate_s",
-    "exclude", "link_rate", "bottleneck_host", "bottleneck_rate", "trace"};
+    "group",           "kind",    "ranks",         "time_limit_s",
+    "estimate_s",      "exclude", "link_rate",     "bottleneck_host",
+    "bottleneck_rate", "trace",   "ranks_per_host"};
 
 std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -106,6 +107,10 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
   e.ranks = static_cast<int>(number("ranks", 1));
   require(e.ranks >= 1 && number("ranks", 1) == e.ranks,
           where + ": \"ranks\" must be a whole number >= 1");
+  e.ranks_per_host = static_cast<int>(number("ranks_per_host", 0));
+  require(number("ranks_per_host", 0) == e.ranks_per_host &&
+              (e.ranks_per_host == 0 || e.ranks % e.ranks_per_host == 0),
+          where + ": \"ranks_per_host\" must be a whole number >= 1 that divides \"ranks\"");
   e.time_limit_s = number("time_limit_s", e.time_limit_s);
   e.estimate_s = number("estimate_s", e.estimate_s);
   e.network.link_rate = entry.value("link_rate", "");
@@ -165,6 +170,7 @@ void name_experiment(Experiment& e) {
   all["ranks"] = e.ranks;
   if (!e.network.link_rate.empty()) all["link_rate"] = e.network.link_rate;
   if (e.trace) all["trace"] = true;
+  if (e.ranks_per_host > 0) all["ranks_per_host"] = e.ranks_per_host;
   if (e.network.bottleneck_host >= 0) {
     all["bottleneck_host"] = e.network.bottleneck_host;
     all["bottleneck_rate"] = e.network.bottleneck_rate;
@@ -292,6 +298,7 @@ nlohmann::json Experiment::to_json() const {
                     {"bottleneck_rate", network.bottleneck_rate}};
   }
   if (trace) j["trace"] = true;
+  if (ranks_per_host > 0) j["ranks_per_host"] = ranks_per_host;
   return j;
 }
 
@@ -322,6 +329,16 @@ Matrix load_matrix(const std::string& name_or_path, const std::string& matrices_
   }
   require(!m.experiments.empty(), fmt::format("matrix {} has no experiments", m.path));
   return m;
+}
+
+std::string Experiment::unplaceable_on(const HostsFile& hosts) const {
+  if (ranks_per_host == 0) return "";
+  const int wanted = ranks / ranks_per_host;
+  const auto roomy = std::count_if(hosts.hosts.begin(), hosts.hosts.end(),
+                                   [&](const HostEntry& h) { return h.slots >= ranks_per_host; });
+  if (roomy >= wanted) return "";
+  return fmt::format("{} ranks, {} per host, need {} hosts of {} slots; {} has {}", ranks,
+                     ranks_per_host, wanted, ranks_per_host, hosts.path, roomy);
 }
 
 void check_matrix_fits(const Matrix& matrix, const HostsFile& hosts) {

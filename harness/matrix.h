@@ -11,9 +11,11 @@
 // "repeat" asks for that many repetitions of every experiment, run in rounds (runner.h).
 // Harness keys: group, kind (train | collectives | python_ddp), ranks, time_limit_s (the
 // harness kills an experiment that runs longer), estimate_s, exclude and the network profile
-// link_rate, bottleneck_host, bottleneck_rate (emulated cluster only), and trace (true: the
-// training run writes trace.json beside its result, docs/traces.md). Every other key is an
-// option of the experiment's binary (option_args); a training experiment takes dtbench-train's
+// link_rate, bottleneck_host, bottleneck_rate (emulated cluster only), trace (true: the
+// training run writes trace.json beside its result, docs/traces.md) and ranks_per_host (that
+// many ranks on each host, mpirun's --map-by ppr:N:node, instead of filling each host's slots in
+// order; skipped where the hosts file has too few hosts with that many slots). Every other key is
+// an option of the experiment's binary (option_args); a training experiment takes dtbench-train's
 // options, checked by its own parser. docs/harness.md lists them.
 #include <nlohmann/json.hpp>
 
@@ -40,7 +42,12 @@ struct Experiment {
   double estimate_s = 60;
   nlohmann::json params = nlohmann::json::object();  // the binary's options, key -> scalar
   NetworkProfile network;
-  bool trace = false;  // --trace <its repetition's directory>/trace.json
+  bool trace = false;      // --trace <its repetition's directory>/trace.json
+  int ranks_per_host = 0;  // 0: mpirun fills each host's slots in order
+
+  // Whether these hosts can place it: with ranks_per_host, ranks / ranks_per_host hosts of at
+  // least that many slots. Empty when they can, else why not.
+  std::string unplaceable_on(const HostsFile& hosts) const;
 
   std::string dir() const;  // relative directory for its outputs: "<group>/<sanitised rest>"
   nlohmann::json to_json() const;

@@ -149,7 +149,8 @@ class Runner {
     int failed = count["failed"] + count["timeout"];
     fmt::print(
         "dtbench run: {} results ({} from earlier runs), {} failed or timed out, {} skipped "
-        "(they need the emulated cluster){}, {} noisy (foreign load above {:.0f}% or steal above "
+        "(they need the emulated cluster or more hosts: their status.json says which){}, {} noisy "
+        "(foreign load above {:.0f}% or steal above "
         "{:.0f}%: kept and flagged); in {}\n",
         count["ok"] + count["done"], count["done"], failed, count["skipped"],
         count["pending"] > 0 ? fmt::format(", {} not run yet", count["pending"]) : "", noisy_,
@@ -230,9 +231,12 @@ class Runner {
                              {"experiment", e.to_json()},
                              {"repeat", rep},
                              {"started_at", now_utc()}};
-    if (!e.network.empty() && !hosts_.emulated) {
+    const std::string unplaceable = e.unplaceable_on(hosts_);
+    if ((!e.network.empty() && !hosts_.emulated) || !unplaceable.empty()) {
       record["status"] = "skipped";
-      record["reason"] = "a network profile needs the emulated cluster (hosts/netns-4)";
+      record["reason"] = unplaceable.empty()
+                             ? "a network profile needs the emulated cluster (hosts/netns-4)"
+                             : unplaceable;
       write_file_atomically(status_path.string(), record.dump(2) + "\n");
       progress.finish("skipped", 0, false);
       return "skipped";

@@ -59,14 +59,21 @@ double set_rate_bytes_per_s(const std::string& rate) {
   return model::tcp_link(parse_rate(rate) / 1e9, 0).bytes_per_s;
 }
 
+// Whether a sweep ran on `hosts` hosts (0: any). Results older than the hosts counter do not
+// say: a sweep of theirs on one machine is read as on one host.
+bool on_hosts(const CollectiveRun& c, int hosts) {
+  return hosts == 0 || c.hosts == hosts || (c.hosts == 0 && hosts == 1 && c.machines == 1);
+}
+
 // One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
-// machines > 0, on that many machines), by size.
+// machines or hosts > 0, on that many machines or hosts), by size.
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
-                             const std::string& backend, int ranks, int machines = 0) {
+                             const std::string& backend, int ranks, int machines = 0,
+                             int hosts = 0) {
   std::map<double, double> by_size;
   for (const auto& c : s.collectives) {
     if (c.op == op && c.backend == backend && c.ranks == ranks &&
-        (machines == 0 || c.machines == machines)) {
+        (machines == 0 || c.machines == machines) && on_hosts(c, hosts)) {
       by_size[static_cast<double>(c.bytes)] = c.time_s;
     }
   }
@@ -78,15 +85,15 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   return m;
 }
 
-// The link a ring allreduce's sweep on these ranks (and machines, when > 0) shows, read as a
-// ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring too),
-// sizes from 4 KiB.
+// The link a ring allreduce's sweep on these ranks (and machines or hosts, when > 0) shows, read
+// as a ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring
+// too), sizes from 4 KiB.
 LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
-                         int machines) {
+                         int machines, int hosts = 0) {
   LinkEstimate e;
   for (const char* op : {"ring_allreduce", "allreduce"}) {
     if (e.found || (std::string(op) == "allreduce" && backend != "gloo")) continue;
-    model::MeasuredCost sweep = sweep_of(s, op, backend, ranks, machines);
+    model::MeasuredCost sweep = sweep_of(s, op, backend, ranks, machines, hosts);
     std::vector<double> bytes, seconds;
     for (size_t i = 0; i < sweep.bytes.size(); ++i) {
       if (sweep.bytes[i] < 4096) continue;
@@ -98,8 +105,9 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
     if (!(line.beta > 0)) continue;
     e.link = model::link_of_ring_fit(ranks, std::max(0.0, line.alpha), line.beta);
     e.found = true;
-    e.source = fmt::format("fitted to the {} {} sweep on {} ranks{} ({} sizes)", backend, op, ranks,
-                           machines == 1 ? " of one machine" : "", bytes.size());
+    e.source = fmt::format("fitted to the {} {} sweep on {} ranks{}{} ({} sizes)", backend, op,
+                           ranks, machines == 1 ? " of one machine" : "",
+                           hosts > 1 ? ", one per host" : "", bytes.size());
   }
   return e;
 }
@@ -328,11 +336,13 @@ int ranks_per_host(const TrainRun& run) {
 }
 
 // Where hierarchical's two levels run: the ranks per host (as the run grouped them: its
-// --ranks-per-host, else the hosts its record names) and the link within a host (a ring
-// allreduce's sweep on that many ranks of one machine). An empty `missing` when found.
+// --ranks-per-host, else the hosts its record names), the link within a host (a ring
+// allreduce's sweep on that many ranks of one host and machine) and, where swept, the leaders'
+// (a ring allreduce's sweep on one rank of each host). An empty `missing` when found.
 struct HostLevels {
   int per_host = 0;
   model::Link inside;
+  LinkEstimate leaders;  // not found: the leaders' ring on the link of all the ranks
   std::string source, missing;
 };
 
@@ -345,7 +355,7 @@ HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
     return h;
   }
   if (h.per_host == 1) return h;  // no level within a host
-  LinkEstimate inside = fitted_link(s, c.backend, h.per_host, 1);
+  LinkEstimate inside = fitted_link(s, c.backend, h.per_host, 1, 1);
   if (!inside.found) {
     h.missing = fmt::format(
         "{} ranks share each host, and no {} ring_allreduce sweep on {} ranks of one machine "
@@ -358,6 +368,16 @@ HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
       "{} ranks per host; the link within a host: {}: latency {:.1f} us, rate "
       "{:.1f} MB/s",
       h.per_host, inside.source, inside.link.latency_s * 1e6, inside.link.bytes_per_s / 1e6);
+  const int hosts = c.world_size / h.per_host;
+  if (hosts > 1) h.leaders = fitted_link(s, c.backend, hosts, 0, hosts);
+  h.source += h.leaders.found
+                  ? fmt::format("; the leaders' ring: {}: latency {:.1f} us, rate {:.1f} MB/s",
+                                h.leaders.source, h.leaders.link.latency_s * 1e6,
+                                h.leaders.link.bytes_per_s / 1e6)
+                  : fmt::format(
+                        "; the leaders' ring on the link of all {} ranks (no ring_allreduce "
+                        "sweep on {} ranks, one per host)",
+                        c.world_size, hosts);
   return h;
 }
 
@@ -580,6 +600,7 @@ Prediction predict_system(const SystemResults& s) {
         continue;
       }
       method.placement = {levels.per_host, levels.inside};
+      if (levels.leaders.found) link.link = levels.leaders.link;
       if (!levels.source.empty()) note(fmt::format("{}: {}", label, levels.source));
     }
     (method.measured_cost ? swept : method.hook.seconds ? hook_swept : on_link).insert(label);

@@ -45,6 +45,7 @@ struct CollectiveRun {
   double time_s = 0, algbw = 0, busbw = 0;  // algbw, busbw in bytes/s
   double machine_cpu_s = -1;  // per operation and machine; -1: not measured (older results)
   int machines = 0;           // the machines the ranks ran on; 0: not recorded
+  int hosts = 0;              // the hosts (host names) they ran on; 0: not recorded
 };
 
 struct SystemResults {

@@ -341,6 +341,42 @@ CommandSettings test_settings() {
   return s;
 }
 
+// ranks_per_host places that many ranks on each host (mpirun's ppr mapping); it must divide
+// the ranks, and hosts that cannot place it skip the experiment (with the reason) instead of
+// refusing the matrix.
+TEST(Matrix, RanksPerHostMapsRanksAndSkipsWhereTooFewHosts) {
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({"entries": [
+      {"group": "g", "kind": "collectives", "ranks": 2, "ranks_per_host": 1}]})");
+  Matrix m = load_matrix(path, kMatrices);
+  const Experiment& e = m.experiments.at(0);
+  EXPECT_EQ(e.ranks_per_host, 1);
+  EXPECT_THAT(e.name, HasSubstr("ranks_per_host=1"));
+  EXPECT_EQ(e.to_json()["ranks_per_host"], 1);
+  HostsFile one = parse_hosts_file("localhost slots=4\n", "one");
+  HostsFile two = read_hosts_file(kSource + "/hosts/netns-2x2");
+  check_matrix_fits(m, one);  // fits: skipped when run
+  EXPECT_EQ(e.unplaceable_on(one), "2 ranks, 1 per host, need 2 hosts of 1 slots; one has 1");
+  EXPECT_EQ(e.unplaceable_on(two), "");
+  const std::string line =
+      fmt::format("{}", fmt::join(experiment_argv(e, two, test_settings(), "/o/r.json"), " "));
+  EXPECT_THAT(line, HasSubstr("-np 2 --hostfile " + two.path +
+                              " --bind-to none --mca "
+                              "mpi_yield_when_idle 1 --map-by ppr:1:node"));
+  // Without it, mpirun fills the slots in order.
+  Experiment filled = e;
+  filled.ranks_per_host = 0;
+  EXPECT_THAT(
+      fmt::format("{}", fmt::join(experiment_argv(filled, two, test_settings(), "/o"), " ")),
+      Not(HasSubstr("--map-by")));
+  EXPECT_EQ(filled.unplaceable_on(one), "");
+
+  std::string bad = write(dir, "bad.json", R"({"entries": [
+      {"group": "g", "kind": "collectives", "ranks": 4, "ranks_per_host": 3}]})");
+  EXPECT_THAT(user_error([&] { load_matrix(bad, kMatrices); }),
+              HasSubstr("\"ranks_per_host\" must be a whole number >= 1 that divides \"ranks\""));
+}
+
 TEST(ExperimentCommand, TraceWritesTraceJsonBesideTheResult) {
   TempDir dir;
   std::string path = write(dir, "m.json", R"({"entries": [

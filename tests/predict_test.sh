@@ -110,8 +110,16 @@ grep "hierarchical" "$work/hierarchical.out"
 check "hierarchical: exit 0 ($code), 2 ranks per host, the link within a host fitted to the sweep on one machine" \
   grep -Eq "^  hierarchical: 2 ranks per host; the link within a host: fitted to the mpi ring_allreduce sweep on 2 ranks of one machine \([0-9]+ sizes\): latency [0-9.]+ us, rate [0-9.]+ MB/s" \
   "$work/hierarchical.out"
-check "hierarchical: the hosts joined by the ring's sweep on the 4 ranks" \
-  grep -q "mpi link: fitted to the mpi ring_allreduce sweep on 4 ranks (" "$work/hierarchical.out"
+check "hierarchical: the leaders' ring on the link of the ring's sweep on 2 ranks, one per host" \
+  grep -Eq "; the leaders' ring: fitted to the mpi ring_allreduce sweep on 2 ranks, one per host \([0-9]+ sizes\): latency [0-9.]+ us, rate [0-9.]+ MB/s$" \
+  "$work/hierarchical.out"
+# Without the leaders' sweep: their ring on the link of the sweep on all 4 ranks, as said.
+cp -rs "$(realpath "$hierarchical")" "$work/no-leaders"
+rm -rf "$work/no-leaders/experiments/collectives/"*ranks_per_host=1*
+"$dtbench" predict "$work/no-leaders" >"$work/no-leaders.out" 2>&1
+check "hierarchical without the leaders' sweep: the link of all 4 ranks, and said so" \
+  grep -q "mpi link: fitted to the mpi ring_allreduce sweep on 4 ranks (.*; the leaders' ring on the link of all 4 ranks (no ring_allreduce sweep on 2 ranks, one per host)" \
+  <(tr '\n' ' ' <"$work/no-leaders.out")
 check "hierarchical: predicted, with a signed error, beside bucketed and the blocking ring" \
   test "$(grep -Ec "^(hierarchical|bucketed|ring_allreduce)[ /].*s +[0-9]+\.[0-9]{3}s +[+-][0-9]+\.[0-9]%" "$work/hierarchical.out")" -eq 3
 
