@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "model/powersgd_rule.h"
+
 namespace dtbench::model {
 namespace {
 
@@ -62,11 +64,11 @@ PowerSgdParts powersgd_parts(const std::vector<size_t>& members, const ComputePr
       parts.uncompressed += elements;
       continue;
     }
-    const double n = static_cast<double>(shape[0]), m = elements / n;
-    const double r = std::min({n, m, static_cast<double>(c.powersgd_rank)});
-    if ((n + m) * r * 2 < n * m) {
-      parts.p += n * r;
-      parts.q += m * r;
+    const int64_t n = shape[0], m = static_cast<int64_t>(elements) / n;
+    const auto r = static_cast<double>(powersgd_compressed_rank(n, m, c.powersgd_rank));
+    if (r > 0) {
+      parts.p += static_cast<double>(n) * r;
+      parts.q += static_cast<double>(m) * r;
     } else {
       parts.uncompressed += elements;
     }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "model/powersgd_rule.h"
 #include "sync/compression.h"
 
 namespace dtbench {
@@ -92,8 +93,8 @@ class PowerSgdHook : public BucketHook {
       }
       at::Tensor matrix = grad.view({grad.size(0), -1});
       const int64_t n = matrix.size(0), m = matrix.size(1);
-      const int64_t r = std::min({n, m, static_cast<int64_t>(rank_)});
-      if ((n + m) * r * kMinCompressionRate < n * m) {
+      const int64_t r = model::powersgd_compressed_rank(n, m, rank_);
+      if (r > 0) {
         compress.push_back(matrix);
         p_total += n * r;
         q_total += m * r;
@@ -145,8 +146,6 @@ class PowerSgdHook : public BucketHook {
   void end_iteration() override { ++iteration_; }
 
  private:
-  static constexpr int64_t kMinCompressionRate = 2;
-
   // The matrices grouped by shape, groups in order of first appearance (Python's defaultdict
   // over shapes): the order in which P and Q are laid out and Q is drawn.
   static std::vector<at::Tensor> by_shape(const std::vector<at::Tensor>& matrices) {
