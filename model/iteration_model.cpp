@@ -44,10 +44,6 @@ bool hooked(const std::string& sync) {
   return sync == "fp16" || sync == "powersgd" || sync == "topk" || sync == "hierarchical";
 }
 
-bool bucketed_engine(const std::string& sync) {
-  return sync == "bucketed" || sync == "c10d_ddp" || hooked(sync);
-}
-
 // What PowerSGD sends of one bucket, in elements: the tensors it leaves uncompressed, and P's and
 // Q's (powersgd.cpp, as PyTorch's hook).
 struct PowerSgdParts {
@@ -134,6 +130,10 @@ std::vector<double> ddp_bucket_bytes(const std::vector<double>& tensor_bytes, do
 
 bool modelled(const std::string& sync) {
   return algorithms().count(sync) > 0;
+}
+
+bool bucketed_engine(const std::string& sync) {
+  return sync == "bucketed" || sync == "c10d_ddp" || hooked(sync);
 }
 
 double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link) {

@@ -88,6 +88,11 @@ struct Phases {
 // The methods predict() knows.
 bool modelled(const std::string& sync);
 
+// Whether a method runs on bucketed's engine (bucketed, c10d_ddp and the hooks on its buckets:
+// fp16, powersgd, topk, hierarchical), overlapping its buckets with backward; the others
+// synchronise per tensor, or (local_sgd) not at all.
+bool bucketed_engine(const std::string& sync);
+
 // One flat tensor of `bytes` summed across the ranks by the strategy's algorithm.
 double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link);
 

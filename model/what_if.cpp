@@ -31,8 +31,7 @@ std::vector<ScalingPoint> what_if(const Scenario& s) {
   std::vector<ScalingPoint> points;
   for (const std::string& method : what_if_methods()) {
     const bool bucketed = method == "bucketed";
-    const bool per_tensor =
-        method == "gather_scatter" || method == "ring_reduce" || method == "allreduce";
+    const bool per_tensor = !bucketed_engine(method) && method != "local_sgd";
     for (double gbit : s.gbits) {
       const Link link = tcp_link(gbit, s.latency_s);
       for (int n : s.ranks) {
