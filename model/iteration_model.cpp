@@ -7,7 +7,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "model/powersgd_rule.h"
+#include "model/compression_rules.h"
 
 namespace dtbench::model {
 namespace {
@@ -82,7 +82,7 @@ void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfil
     b.seconds = cost(b.sent_bytes);
   } else if (method.sync == "topk") {
     const double elements = b.bytes / 4;
-    const double k = std::min(elements, std::ceil(c.topk_fraction * elements));
+    const auto k = static_cast<double>(topk_count(c.topk_fraction, std::llround(elements)));
     b.sent_bytes = 4 * n * k;
     b.seconds = 2 * ring_allgather_s(n, 4 * k, link);
   } else if (method.sync == "powersgd") {

@@ -15,9 +15,8 @@
 // sent. Their values are tested against PyTorch's hooks (tests/python_hooks_test.sh).
 #include <ATen/CPUGeneratorImpl.h>
 
-#include <cmath>
-
 #include "collectives/collective.h"
+#include "model/compression_rules.h"
 #include "sync/compression.h"
 
 namespace dtbench::bench {
@@ -56,10 +55,6 @@ int64_t not_finite(const at::Tensor& t) {
   return t.isfinite().logical_not().sum().item<int64_t>();
 }
 
-int64_t topk_per_rank(int64_t count) {
-  return static_cast<int64_t>(std::ceil(SyncOptions{}.topk_fraction * static_cast<double>(count)));
-}
-
 }  // namespace
 
 Collective fp16_hook_collective() {
@@ -90,7 +85,8 @@ Collective topk_hook_collective() {
           fill_normal_input,
           run_hook,
           [](const Buffers& b, const Communicator& c, int64_t) -> int64_t {
-            const int64_t sent = c.size() * topk_per_rank(b.in.numel());
+            const int64_t sent =
+                c.size() * model::topk_count(SyncOptions{}.topk_fraction, b.in.numel());
             const int64_t nonzero = b.in.ne(0).sum().item<int64_t>();
             return not_finite(b.in) + std::max<int64_t>(0, nonzero - sent);
           }};

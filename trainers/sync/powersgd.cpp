@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "model/powersgd_rule.h"
+#include "model/compression_rules.h"
 #include "sync/compression.h"
 
 namespace dtbench {

@@ -6,11 +6,11 @@
 // received; dense allreduce hands over 4 x elements.
 #include <ATen/ATen.h>
 
-#include <cmath>
 #include <limits>
 #include <map>
 
 #include "common/error.h"
+#include "model/compression_rules.h"
 #include "sync/compression.h"
 
 namespace dtbench {
@@ -31,8 +31,7 @@ class TopkHook : public BucketHook {
             "topk: a bucket of more than 2^31 elements (use a smaller --bucket-mb)");
     at::Tensor& error = errors_[bucket.index];
     if (error.defined()) buffer.add_(error);
-    const auto k = std::min<int64_t>(
-        elements, static_cast<int64_t>(std::ceil(fraction_ * static_cast<double>(elements))));
+    const int64_t k = model::topk_count(fraction_, elements);
     at::Tensor indices = std::get<1>(at::topk(buffer.abs(), k, 0, /*largest=*/true,
                                               /*sorted=*/false));
     at::Tensor values = buffer.index_select(0, indices);
