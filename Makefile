@@ -4,7 +4,7 @@ DATA_DIR  ?= data
 JOBS      ?= $(shell nproc)
 
 # Every tool the project uses, from Debian 12's archive (make setup).
-PACKAGES := build-essential cmake git ca-certificates curl xz-utils \
+PACKAGES := build-essential cmake ccache git ca-certificates curl xz-utils \
   libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libssl-dev \
   pandoc texlive-latex-recommended texlive-fonts-recommended lmodern texlive-latex-extra \
@@ -17,7 +17,8 @@ HOSTS     ?= hosts/local
 MATRIX    ?= quick
 REPEAT    ?=
 RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
-REPORT_DIRS ?= $(wildcard results/*/)
+# The results directories a user made (each holds run.json), not the archive results/reference/.
+REPORT_DIRS ?= $(patsubst %/run.json,%,$(wildcard results/*/run.json))
 REPORT    ?= report/build/group.pdf
 
 .PHONY: help setup configure build data test train bench report cluster-up cluster-down cluster-status \
@@ -62,7 +63,7 @@ bench: build
 	  --out $(RESULTS) $(if $(REPEAT),--repeat $(REPEAT)) $(BENCH_ARGS)
 
 report: build
-	@test -n "$(REPORT_DIRS)" || { echo "make report: nothing in results/: run make bench first"; exit 2; }
+	@test -n "$(REPORT_DIRS)" || { echo "make report: no results directory in results/: run make bench first (or REPORT_DIRS=results/reference/NAME)"; exit 2; }
 	$(BUILD_DIR)/dtbench report $(REPORT_DIRS) -o $(REPORT)
 
 cluster-up: build
@@ -80,11 +81,11 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(SOURCES) && echo "clang-format: all $(words $(SOURCES)) files clean"
 
-# clang-tidy reads a compilation database configured without gcc's precompiled header;
+# clang-tidy reads a compilation database of single files (no unity build) compiled without ccache;
 # tools/tidy.py skips the files whose exact input was found clean before (tools/tidy-clean.txt).
 TIDY_FILES ?=
 tidy:
-	@cmake -S . -B $(BUILD_DIR)/tidy -DCMAKE_BUILD_TYPE=Release -DDTBENCH_PCH=OFF >/dev/null
+	@cmake -S . -B $(BUILD_DIR)/tidy -DCMAKE_BUILD_TYPE=Release -DDTBENCH_UNITY=OFF -DCMAKE_CXX_COMPILER_LAUNCHER= >/dev/null
 	@tools/tidy.py $(BUILD_DIR)/tidy $(JOBS) $(TIDY_FILES)
 
 clean:

@@ -19,7 +19,8 @@
 #include "common/rng.h"
 #include "data/datasets.h"
 #include "models/models.h"
-#include "sync/grad_sync.h"
+#include "sync/methods.h"
+#include "train/config.h"
 #include "train/record.h"
 #include "train/trainer.h"
 
@@ -126,13 +127,9 @@ std::vector<TrainConfig> configurations(const std::string& backend) {
   for (const auto& model : model_registry()) {
     TrainConfig base;
     base.model = model.name;
-    base.dataset = model.default_dataset;
-    base.global_batch = model.global_batch;
-    base.lr = model.lr;
-    base.momentum = model.momentum;
-    base.weight_decay = model.weight_decay;
-    for (const auto& spec : sync_registry()) {
-      if (spec.name == "c10d_ddp" && backend != "gloo") continue;
+    apply_model_defaults(base);
+    for (const auto& spec : sync_methods()) {
+      if (!spec.only_backend.empty() && spec.only_backend != backend) continue;
       for (SyncMode mode : spec.modes) {
         TrainConfig c = base;
         c.sync = spec.name;

@@ -13,7 +13,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "process.h"
+#include "common/process.h"
 
 namespace dtbench {
 namespace {
@@ -115,37 +115,6 @@ bool shape_device(const std::string& ns, const std::string& dev, const std::stri
 }
 
 }  // namespace
-
-nlohmann::json ClusterSpec::to_json() const {
-  return {{"hosts", hosts},
-          {"prefix", prefix},
-          {"subnet", subnet},
-          {"rate", rate},
-          {"delay", delay},
-          {"bottleneck_host", bottleneck_host},
-          {"bottleneck_rate", bottleneck_rate}};
-}
-
-ClusterSpec ClusterSpec::from_json(const nlohmann::json& j) {
-  ClusterSpec s;
-  s.hosts = j.value("hosts", s.hosts);
-  s.prefix = j.value("prefix", s.prefix);
-  s.subnet = j.value("subnet", s.subnet);
-  s.rate = j.value("rate", s.rate);
-  s.delay = j.value("delay", s.delay);
-  s.bottleneck_host = j.value("bottleneck_host", s.bottleneck_host);
-  s.bottleneck_rate = j.value("bottleneck_rate", s.bottleneck_rate);
-  return s;
-}
-
-double parse_rate(const std::string& rate) {
-  static const std::regex form("([0-9]+(\\.[0-9]+)?)(bit|kbit|mbit|gbit)");
-  std::smatch m;
-  require(std::regex_match(rate, m, form) && std::stod(m[1]) > 0,
-          fmt::format("link rate '{}' is not like 1gbit, 100mbit or 500kbit", rate));
-  double scale = m[3] == "gbit" ? 1e9 : m[3] == "mbit" ? 1e6 : m[3] == "kbit" ? 1e3 : 1;
-  return std::stod(m[1]) * scale;
-}
 
 nlohmann::json shape_cluster(const ClusterSpec& spec, const NetworkProfile& profile) {
   std::string rate = profile.link_rate.empty() ? spec.rate : profile.link_rate;

@@ -8,27 +8,10 @@
 
 #include <string>
 
+#include "common/network_spec.h"
 #include "matrix.h"
 
 namespace dtbench {
-
-struct ClusterSpec {
-  int hosts = 4;
-  std::string prefix = "dtb-";
-  std::string subnet = "10.99.0";
-  std::string rate = "1gbit";   // every link; "none": unshaped
-  std::string delay = "0.1ms";  // "none" or "0": no delay
-  int bottleneck_host = -1;     // this host's link gets bottleneck_rate instead
-  std::string bottleneck_rate = "100mbit";
-
-  nlohmann::json to_json() const;
-  static ClusterSpec from_json(const nlohmann::json& j);
-  std::string namespace_of(int host) const { return prefix + "n" + std::to_string(host); }
-  std::string address_of(int host) const { return subnet + "." + std::to_string(host + 1); }
-};
-
-// "1gbit", "100mbit", "500kbit", "8000bit" -> bits per second; UserError otherwise.
-double parse_rate(const std::string& rate);
 
 // Creates (or completes) the cluster and applies its shaping; running it on an existing
 // cluster only reapplies what differs. Records the spec for status and for the harness.

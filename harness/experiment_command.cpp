@@ -29,7 +29,7 @@ std::vector<std::string> train_args(const Experiment& e, const HostsFile& hosts,
   if (e.trace) {
     args.insert(
         args.end(),
-        {"--trace", (std::filesystem::path(result_path).parent_path() / "trace.json").string()});
+        {"--trace", (std::filesystem::path(result_path).parent_path() / "trace.json.gz").string()});
   }
   add_options(e, hosts, s, &args);
   return args;

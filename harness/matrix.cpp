@@ -9,7 +9,7 @@
 #include <regex>
 #include <set>
 
-#include "comm/launch.h"
+#include "comm/backends.h"
 #include "common/error.h"
 #include "common/registry.h"
 #include "train/cli.h"

@@ -12,7 +12,7 @@
 // Harness keys: group, kind (train | collectives | python_ddp), ranks, time_limit_s (the
 // harness kills an experiment that runs longer), estimate_s, exclude and the network profile
 // link_rate, bottleneck_host, bottleneck_rate (emulated cluster only), trace (true: the
-// training run writes trace.json beside its result, docs/traces.md) and ranks_per_host (that
+// training run writes trace.json.gz beside its result, docs/traces.md) and ranks_per_host (that
 // many ranks on each host, mpirun's --map-by ppr:N:node, instead of filling each host's slots in
 // order; skipped where the hosts file has too few hosts with that many slots). Every other key is
 // an option of the experiment's binary (option_args); a training experiment takes dtbench-train's
@@ -42,7 +42,7 @@ struct Experiment {
   double estimate_s = 60;
   nlohmann::json params = nlohmann::json::object();  // the binary's options, key -> scalar
   NetworkProfile network;
-  bool trace = false;      // --trace <its repetition's directory>/trace.json
+  bool trace = false;      // --trace <its repetition's directory>/trace.json.gz
   int ranks_per_host = 0;  // 0: mpirun fills each host's slots in order
 
   // Whether these hosts can place it: with ranks_per_host, ranks / ranks_per_host hosts of at

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "process.h"
+#include "common/process.h"
 #include "train/system_info.h"
 
 namespace dtbench {

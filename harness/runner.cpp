@@ -13,15 +13,15 @@
 #include <set>
 
 #include "cluster.h"
-#include "comm/launch.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/host.h"
+#include "common/ports.h"
+#include "common/process.h"
 #include "experiment_command.h"
 #include "hosts_file.h"
 #include "matrix.h"
 #include "models/models.h"
-#include "process.h"
 #include "progress.h"
 #include "run_system.h"
 #include "train/config.h"

@@ -7,7 +7,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "model/compression_rules.h"
+#include "sync/compression_rules.h"
+#include "sync/methods.h"
 
 namespace dtbench::model {
 namespace {
@@ -41,7 +42,7 @@ const std::map<std::string, TensorCost>& algorithms() {
 
 // The hooks on bucketed's engine that send their buckets their own way (docs/compression.md).
 bool hooked(const std::string& sync) {
-  return sync == "fp16" || sync == "powersgd" || sync == "topk" || sync == "hierarchical";
+  return modelled(sync) && find_method(sync).engine == Engine::hooked;
 }
 
 // What PowerSGD sends of one bucket, in elements: the tensors it leaves uncompressed, and P's and
@@ -114,7 +115,7 @@ void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfil
 // 1 MiB, the others up to the cap.
 std::vector<double> ddp_bucket_bytes(const std::vector<double>& tensor_bytes, double cap) {
   std::vector<double> buckets;
-  double open = 0, limit = 1024.0 * 1024;
+  double open = 0, limit = kFirstBucketBytes;
   for (auto it = tensor_bytes.rbegin(); it != tensor_bytes.rend(); ++it) {
     open += *it;
     if (open >= limit) {
@@ -130,10 +131,6 @@ std::vector<double> ddp_bucket_bytes(const std::vector<double>& tensor_bytes, do
 
 bool modelled(const std::string& sync) {
   return algorithms().count(sync) > 0;
-}
-
-bool bucketed_engine(const std::string& sync) {
-  return sync == "bucketed" || sync == "c10d_ddp" || hooked(sync);
 }
 
 double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link) {
@@ -184,7 +181,8 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     return method.measured_cost ? method.measured_cost(bytes)
                                 : tensor_sync_s(method.sync, method.ranks, bytes, link);
   };
-  if (method.sync == "local_sgd") {
+  const SyncMethod& info = find_method(method.sync);
+  if (info.engine == Engine::local) {
     // An iteration's time is its slowest rank's: behind the ranks' mean by the straggler in
     // every iteration, whether or not another rank waits for it.
     double all = 0;
@@ -205,7 +203,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     const double exposed =
         exposed_after_backward_s(buckets, p.backward_s, cost) + compute.straggler_s;
     // DDP's Reducer waits for its buckets inside backward's final callback.
-    (method.sync == "c10d_ddp" ? p.backward_s : p.sync_s) += exposed;
+    (info.waits_in_backward ? p.backward_s : p.sync_s) += exposed;
     return p;
   }
   double all = 0, cpu = 0;

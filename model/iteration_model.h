@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/cost_model.h"
+#include "sync/methods.h"
 
 namespace dtbench::model {
 
@@ -68,7 +69,7 @@ struct Method {
   std::string sync;
   std::string mode = "blocking";
   int ranks = 1;
-  double bucket_cap_bytes = 25.0 * 1024 * 1024;  // c10d_ddp's buckets are planned from it
+  double bucket_cap_bytes = kDefaultBucketMb * kMiB;  // c10d_ddp's buckets are planned from it
   std::vector<double> bucket_bytes;
   // One tensor's (or bucket's) synchronisation as measured by a sweep of the collectives the
   // method calls; empty: the algorithm's formula on the link (tensor_sync_s).
@@ -87,11 +88,6 @@ struct Phases {
 
 // The methods predict() knows.
 bool modelled(const std::string& sync);
-
-// Whether a method runs on bucketed's engine (bucketed, c10d_ddp and the hooks on its buckets:
-// fp16, powersgd, topk, hierarchical), overlapping its buckets with backward; the others
-// synchronise per tensor, or (local_sgd) not at all.
-bool bucketed_engine(const std::string& sync);
 
 // One flat tensor of `bytes` summed across the ranks by the strategy's algorithm.
 double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link);

@@ -3,9 +3,13 @@
 namespace dtbench::model {
 
 const std::vector<std::string>& what_if_methods() {
-  static const std::vector<std::string> methods = {"gather_scatter", "ring_reduce", "allreduce",
-                                                   "bucketed",       "fp16",        "powersgd",
-                                                   "topk",           "local_sgd"};
+  static const std::vector<std::string> methods = [] {
+    std::vector<std::string> names;
+    for (const auto& m : sync_methods()) {
+      if (m.in_what_if) names.push_back(m.name);
+    }
+    return names;
+  }();
   return methods;
 }
 
@@ -31,7 +35,7 @@ std::vector<ScalingPoint> what_if(const Scenario& s) {
   std::vector<ScalingPoint> points;
   for (const std::string& method : what_if_methods()) {
     const bool bucketed = method == "bucketed";
-    const bool per_tensor = !bucketed_engine(method) && method != "local_sgd";
+    const bool per_tensor = find_method(method).engine == Engine::per_tensor;
     for (double gbit : s.gbits) {
       const Link link = tcp_link(gbit, s.latency_s);
       for (int n : s.ranks) {

@@ -17,7 +17,7 @@ struct Scenario {
   std::vector<int> ranks;
   std::vector<double> gbits;  // link rates, Gbit/s
   double latency_s = 0;
-  double bucket_cap_bytes = 25.0 * 1024 * 1024;
+  double bucket_cap_bytes = kDefaultBucketMb * kMiB;
 };
 
 struct ScalingPoint {

@@ -7,12 +7,15 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
-#include "process.h"
+#include "common/git_commit.h"
+#include "common/network_spec.h"
+#include "common/process.h"
 #include "report/figures.h"
 #include "report/results.h"
 #include "report/table.h"
@@ -41,18 +44,35 @@ std::string text_of(const nlohmann::json& j, const char* key) {
   return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
 }
 
-std::string network_of(const nlohmann::json& system) {
-  const auto& n = system.value("network", nlohmann::json());
-  if (!n.is_object() || !n.contains("spec")) return "the hosts' own network";
-  const auto& spec = n["spec"];
-  std::string text = fmt::format("emulated: {} namespaces, links {}", text_of(spec, "hosts"),
-                                 text_of(spec, "rate"));
-  if (spec.value("bottleneck_host", -1) >= 0) {
-    text += fmt::format(", host {} at {}", text_of(spec, "bottleneck_host"),
-                        text_of(spec, "bottleneck_rate"));
+// The commits the system's results were built from (system.json's and each run's record), with
+// how many runs each made; a build with uncommitted changes is flagged.
+std::string commits_of(const SystemResults& s) {
+  std::map<std::string, int> runs;
+  runs[text_of(s.system, "git_commit")] += 0;
+  for (const auto& r : s.runs) {
+    if (r.record.system.contains("git_commit")) ++runs[text_of(r.record.system, "git_commit")];
   }
-  text += n.value("delay_emulated", false) ? fmt::format(", delay {}", text_of(spec, "delay"))
-                                           : ", no delay (no netem)";
+  std::vector<std::string> parts;
+  bool dirty = false;
+  for (const auto& [commit, n] : runs) {
+    dirty = dirty || is_dirty_commit(commit);
+    parts.push_back(n > 0 && runs.size() > 1 ? fmt::format("{} ({} runs)", commit, n) : commit);
+  }
+  std::string text = fmt::format("{}", fmt::join(parts, ", "));
+  if (dirty) text += " **(built with uncommitted changes: the code is not in git)**";
+  return text;
+}
+
+std::string network_of(const nlohmann::json& system) {
+  const auto spec = recorded_network(system);
+  if (!spec) return "the hosts' own network";
+  std::string text = fmt::format("emulated: {} namespaces, links {}", spec->hosts, spec->rate);
+  if (spec->bottleneck_host >= 0) {
+    text += fmt::format(", host {} at {}", spec->bottleneck_host, spec->bottleneck_rate);
+  }
+  text += system.at("network").value("delay_emulated", false)
+              ? fmt::format(", delay {}", spec->delay)
+              : ", no delay (no netem)";
   return text;
 }
 
@@ -80,7 +100,7 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
     row("Gloo", fmt::format("package {}", text_of(packages, "libgloo-dev")));
     row("Hosts", fmt::format("{}", fmt::join(hosts, ", ")));
     row("Network", network_of(j));
-    row("Git commit", text_of(j, "git_commit"));
+    row("Git commit", commits_of(s));
     row("Matrices, directories",
         fmt::format("{} in {}", fmt::join(s.matrices, ", "), fmt::join(s.dirs, ", ")));
     row("Results", fmt::format("{} training runs, {} collective measurements", s.runs.size(),
@@ -95,10 +115,11 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
 std::string traces_list(const SystemResults& s) {
   std::string list;
   for (const auto& r : s.runs) {
-    fs::path trace = fs::absolute(fs::path(r.dir) / "trace.json");
-    if (r.dir.empty() || !fs::exists(trace)) continue;
-    list += fmt::format("- {} (repetition {}): [trace.json](file://{})\n", r.name, r.repeat,
-                        trace.string());
+    const std::string file = r.trace_file();
+    if (file.empty()) continue;
+    const fs::path trace = fs::absolute(file);
+    list += fmt::format("- {} (repetition {}): [{}](file://{})\n", r.name, r.repeat,
+                        trace.filename().string(), trace.string());
   }
   if (list.empty()) return "";
   return "Traces of the experiments that wrote one (Chrome trace-event JSON, one track per rank; "

@@ -1,14 +1,13 @@
 #pragma once
 // `dtbench predict`: the cost model (model/iteration_model.h) against the measurements of one
-// system's results (docs/model.md). The model's inputs come from the same results: the
-// network's link fitted to the collectives sweep (or the emulated cluster's set rate), and the
-// compute profile from the runs that do not overlap (their phases, and from their traces when
-// each gradient is ready). Each training experiment is then predicted phase by phase.
+// system's results (docs/model.md). The model's inputs come from the same results
+// (model_inputs.h); each training experiment is then predicted phase by phase.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "model/iteration_model.h"
+#include "report/model_inputs.h"
 #include "report/results.h"
 
 namespace dtbench {
@@ -40,22 +39,6 @@ struct Prediction {
   std::vector<std::string> notes;  // the inputs used, and what was not predicted and why
   std::vector<PredictedExperiment> rows;
 };
-
-// The compute of `model` measured in s: the blocking runs of it (with the most ranks, then the
-// largest batch, when several were run), with ready times from their traces. found = false
-// (and source says why) when s has none, or none traced.
-struct MeasuredCompute {
-  bool found = false;
-  model::ComputeProfile profile;
-  std::string source;
-};
-MeasuredCompute measured_compute(const SystemResults& s, const std::string& model);
-
-// How much longer than the ranks' mean the slowest rank's compute (data, forward and backward)
-// takes, per traced iteration, the mean over the iterations (s): what every synchronisation waits
-// for beyond the mean compute the record keeps. `events` are a trace's traceEvents
-// (docs/traces.md), the k-th iteration span of each rank the same step; 0 for fewer than 2 ranks.
-double mean_straggler_s(const nlohmann::json& events);
 
 // Predicts every training experiment of s (warnings and the unmodelled are named in notes).
 Prediction predict_system(const SystemResults& s);

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "common/error.h"
+#include "common/network_spec.h"
 
 namespace dtbench {
 namespace {
@@ -30,16 +31,11 @@ std::string label_of(const nlohmann::json& system) {
   std::string hosts = fs::path(system.value("hosts_file", "?")).filename().string();
   std::string label = fmt::format("{}: {} x{}, hosts {}", system.value("hostname", "?"),
                                   system.value("cpu_model", "?"), system.value("cores", 0), hosts);
-  const auto& network = system.value("network", nlohmann::json::object());
-  if (!system.value("emulated_cluster", false) || !network.is_object() ||
-      !network.contains("spec")) {
-    return label;
-  }
-  const auto& spec = network["spec"];
-  label += fmt::format(", links {}", spec.value("rate", "?"));
-  if (spec.value("bottleneck_host", -1) >= 0) {
-    label += fmt::format(" (host {} at {})", spec.value("bottleneck_host", -1),
-                         spec.value("bottleneck_rate", "?"));
+  const auto spec = recorded_network(system);
+  if (!system.value("emulated_cluster", false) || !spec) return label;
+  label += fmt::format(", links {}", spec->rate);
+  if (spec->bottleneck_host >= 0) {
+    label += fmt::format(" (host {} at {})", spec->bottleneck_host, spec->bottleneck_rate);
   }
   return label;
 }
@@ -142,10 +138,32 @@ void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
 
 }  // namespace
 
+std::string TrainRun::trace_file() const {
+  if (dir.empty()) return "";
+  for (const char* name : {"trace.json.gz", "trace.json"}) {
+    const auto path = std::filesystem::path(dir) / name;
+    if (std::filesystem::exists(path)) return path.string();
+  }
+  return "";
+}
+
 Results load_results(const std::vector<std::string>& dirs) {
   Results out;
   for (const auto& d : dirs) {
     require(fs::is_directory(d), fmt::format("results directory {} does not exist", d));
+    if (!fs::exists(fs::path(d) / "run.json")) {
+      // A folder of results directories (results/reference/) is not one: name what is inside.
+      std::vector<std::string> inside;
+      std::error_code ec;
+      for (const auto& f : fs::directory_iterator(d, ec)) {
+        if (fs::exists(f.path() / "run.json")) inside.push_back(f.path().string());
+      }
+      std::sort(inside.begin(), inside.end());
+      require(inside.empty(),
+              fmt::format("{} is not a results directory but holds {}: name the ones to read, "
+                          "e.g. {}",
+                          d, inside.size(), inside.front()));
+    }
     nlohmann::json system, run;
     try {
       system = read_json(fs::path(d) / "system.json");

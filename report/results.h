@@ -30,7 +30,9 @@ struct TrainRun {
   nlohmann::json params;  // the experiment's parameters (status.json)
   int ranks = 1;
   int repeat = 1;   // the repetition (round) it ran in
-  std::string dir;  // the repetition's directory (result.json, trace.json when traced)
+  std::string dir;  // the repetition's directory (result.json, trace.json.gz when traced)
+  // Its trace (trace.json.gz, or trace.json as older results kept it); "" when not traced.
+  std::string trace_file() const;
   Conditions conditions;
   std::string bottleneck_rate;  // "" unless the experiment shaped a bottleneck link
   int bottleneck_host = -1;     // the host whose link it shaped

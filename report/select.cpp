@@ -1,12 +1,12 @@
-// Shared pieces of the figure builders (figures.h, namespace report).
+// Run selection (select.h), shared by the figure builders and predict.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "report/figures.h"
-#include "sync/grad_sync.h"
+#include "report/select.h"
+#include "sync/methods.h"
 #include "train/stats.h"
 
 namespace dtbench::report {
@@ -122,7 +122,7 @@ std::string param(const TrainRun& r, const std::string& key) {
 }
 
 std::string default_mode(const std::string& sync) {
-  for (const auto& spec : sync_registry()) {
+  for (const auto& spec : sync_methods()) {
     if (spec.name == sync) return to_string(spec.modes.front());
   }
   return "overlap";  // Python DDP: hooks during backward, as bucketed

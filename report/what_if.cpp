@@ -8,10 +8,10 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/process.h"
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
-#include "process.h"
-#include "report/predict.h"
+#include "report/model_inputs.h"
 #include "report/table.h"
 
 namespace dtbench {

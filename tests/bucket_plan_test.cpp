@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "common/rng.h"
-#include "models/models.h"
+#include "models/make_model.h"
 #include "sync/bucket_plan.h"
 
 namespace dtbench {
@@ -38,7 +38,7 @@ void expect_valid(const std::vector<int64_t>& bytes, int64_t cap, int64_t first_
 
 TEST(BucketPlan, Vgg11At25MiBBalancesTheBucketsAfterTheFirst) {
   std::vector<int64_t> bytes;
-  auto params = find_model("vgg11").make()->parameters();
+  auto params = make_model("vgg11")->parameters();
   for (size_t i = params.size(); i-- > 0;) bytes.push_back(params[i].numel() * 4);
   auto plan = plan_buckets(bytes, 25 * kMiB, kMiB);
   ASSERT_EQ(plan.size(), 3u);
@@ -188,7 +188,7 @@ TEST(TimedBucketPlan, Vgg11SplitsTheTailThatBalancedBucketsLeaveExposed) {
   std::vector<double> work;
   const int64_t sides[] = {2, 2, 4, 4, 8, 8, 16, 32};  // conv 8 .. 1
   size_t conv = 0;
-  auto params = find_model("vgg11").make()->parameters();
+  auto params = make_model("vgg11")->parameters();
   for (size_t i = params.size(); i-- > 0;) {
     bytes.push_back(params[i].numel() * 4);
     const bool conv_weight = params[i].dim() == 4;
@@ -223,7 +223,7 @@ TEST(TimedBucketPlan, Vgg11KeepsTheLastLayersApartWhenBackwardRunsFasterThanIter
       1.000634, 0.895559, 0.895576, 0.884343, 0.884391, 0.715944, 0.715961, 0.707872, 0.707941,
       0.598156, 0.598170, 0.588869, 0.591214, 0.381928, 0.381942, 0.379543, 0.379648, 0.160762,
       0.160779, 0.153287, 0.155456, 0.012641, 0.012656, 0.007560, 0.007461};
-  auto params = find_model("vgg11").make()->parameters();
+  auto params = make_model("vgg11")->parameters();
   ASSERT_EQ(params.size(), model_order.size());
   std::vector<int64_t> bytes;
   std::vector<double> ready;

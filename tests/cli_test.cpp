@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "fixtures.h"
-#include "sync/grad_sync.h"
+#include "sync/methods.h"
 
 namespace dtbench {
 namespace {
@@ -58,7 +58,7 @@ TEST(Cli, HelpNamesEveryStrategyAndItsDefaultMode) {
   std::string help = o.out;
   for (size_t at; (at = help.find('\n')) != std::string::npos;) help.replace(at, 1, " ");
   for (auto at = help.find("  "); at != std::string::npos; at = help.find("  ")) help.erase(at, 1);
-  for (const auto& spec : sync_registry()) {
+  for (const auto& spec : sync_methods()) {
     EXPECT_NE(help.find(spec.name), std::string::npos) << spec.name;
     if (spec.modes.front() != SyncMode::blocking && spec.name != "none") {
       std::string default_mode = spec.name + " " + to_string(spec.modes.front());

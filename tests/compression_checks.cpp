@@ -32,7 +32,7 @@ class Stepper {
  public:
   Stepper(Communicator& comm, const std::string& name, const SyncOptions& options,
           const Shapes& shapes)
-      : sync_(find_sync(name).make(options)) {
+      : sync_(make_sync(name, options)) {
     for (const auto& shape : shapes) params_.push_back(torch::zeros(shape).requires_grad_());
     sync_->setup(params_, comm);
   }

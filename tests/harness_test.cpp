@@ -19,12 +19,12 @@
 
 #include "cluster.h"
 #include "common/error.h"
+#include "common/process.h"
 #include "experiment_command.h"
 #include "fixtures.h"
 #include "hosts_file.h"
 #include "matrix.h"
 #include "noise.h"
-#include "process.h"
 #include "progress.h"
 #include "report/figures.h"
 #include "report/results.h"
@@ -388,7 +388,7 @@ TEST(ExperimentCommand, TraceWritesTraceJsonBesideTheResult) {
   auto argv = experiment_argv(e, local, s, "/out/rep-1/result.json.partial");
   auto at = std::find(argv.begin(), argv.end(), "--trace");
   ASSERT_NE(at, argv.end());
-  EXPECT_EQ(*(at + 1), "/out/rep-1/trace.json");
+  EXPECT_EQ(*(at + 1), "/out/rep-1/trace.json.gz");
   // The path is the harness's to choose; trace is a yes or no.
   std::string bad = write(dir, "bad.json", R"({"entries": [
       {"group": "g", "model": "lenet5", "trace": "/tmp/t.json"}]})");
@@ -588,7 +588,7 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksAreOtherSystems) {
   namespace fs = std::filesystem;
   TempDir dir;
   const fs::path root = dir.path();
-  const fs::path model = kSource + "/results/reference/model-netns-4-1gbit-vm";
+  const fs::path model = kSource + "/tests/fixtures/results/model-netns-4-1gbit-vm";
   const std::string sweep = "experiments/collectives/backend=gloo,filter=_allreduce_,ranks=4";
   std::ifstream in(model / "system.json");
   const nlohmann::json system = nlohmann::json::parse(in);

@@ -74,7 +74,7 @@ int replay(int argc, char** argv) {
     params.push_back(torch::zeros(shape).requires_grad_());
     total += params.back().numel();
   }
-  auto strategy = find_sync(sync).make(options);
+  auto strategy = make_sync(sync, options);
   strategy->setup(params, *comm);
   const std::string base = fmt::format("{}/rank{}", dir, comm->rank());
   for (int step = 0; step < iterations; ++step) {

@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include "common/error.h"
+#include "model/parameter_shapes.h"
+#include "models/make_model.h"
 #include "models/models.h"
 
 namespace dtbench {
@@ -15,14 +17,14 @@ int64_t parameter_count(const Classifier& m) {
 }
 
 TEST(Models, Vgg11HasTheCs744Size) {
-  Classifier m = find_model("vgg11").make();
+  Classifier m = make_model("vgg11");
   EXPECT_EQ(parameter_count(m), 9231114);
   EXPECT_EQ(m->parameters().size(), 34u);  // gradient tensors
   EXPECT_EQ(m->forward(torch::zeros({2, 3, 32, 32})).sizes(), (torch::IntArrayRef{2, 10}));
 }
 
 TEST(Models, LeNet5HasTheClassicSize) {
-  Classifier m = find_model("lenet5").make();
+  Classifier m = make_model("lenet5");
   EXPECT_EQ(parameter_count(m), 61706);
   EXPECT_EQ(m->parameters().size(), 10u);
   EXPECT_EQ(m->forward(torch::zeros({3, 1, 32, 32})).sizes(), (torch::IntArrayRef{3, 10}));
@@ -30,10 +32,24 @@ TEST(Models, LeNet5HasTheClassicSize) {
 
 TEST(Models, SameSeedSameInitialisation) {
   torch::manual_seed(4);
-  auto a = find_model("lenet5").make()->parameters();
+  auto a = make_model("lenet5")->parameters();
   torch::manual_seed(4);
-  auto b = find_model("lenet5").make()->parameters();
+  auto b = make_model("lenet5")->parameters();
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i]));
+}
+
+// The parameter lists the cost model reads (model/parameter_shapes.h) are the trainer's models.
+TEST(Models, CostModelsShapesAreTheTrainersModels) {
+  for (const char* name : {"vgg11", "lenet5"}) {
+    const auto listed = model::builtin_parameters(name);
+    auto model = make_model(name);
+    const auto named = model->named_parameters();
+    ASSERT_EQ(listed.size(), named.size()) << name;
+    for (size_t i = 0; i < listed.size(); ++i) {
+      EXPECT_EQ(listed[i].name, named[i].key()) << name << " " << i;
+      EXPECT_EQ(listed[i].shape, named[i].value().sizes().vec()) << listed[i].name;
+    }
+  }
 }
 
 TEST(Models, UnknownNameListsTheKnownOnes) {

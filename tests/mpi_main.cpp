@@ -46,7 +46,7 @@ TEST_P(MpiStrategy, MeanAndSumOfAwkwardSizes) {
 
 TEST_P(MpiStrategy, MeanOfVgg11Gradients) {
   const auto& [name, mode] = GetParam();
-  if (mode != find_sync(name).modes.front()) GTEST_SKIP() << "VGG-11 sizes: default mode only";
+  if (mode != find_method(name).modes.front()) GTEST_SKIP() << "VGG-11 sizes: default mode only";
   if (!supports(name, "mpi", Aggregate::mean)) GTEST_SKIP() << "needs Gloo";
   double error = strategy_error(*world, name, mode, Aggregate::mean, vgg11_shapes(), 25);
   EXPECT_GE(error, 0);

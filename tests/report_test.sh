@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # `dtbench report` on committed results of real smoke runs, two systems: LOCAL, a smoke run
-# with 2 repetitions, the noise guard and Python DDP on hosts/local (results/reference/), and
+# with 2 repetitions, the noise guard and Python DDP on hosts/local (tests/fixtures/results/), and
 # NETNS, an older smoke run on the emulated cluster without them (tests/fixtures/results/): every
 # section is in the PDF's text, the CSVs hold the statistics recomputed here from the raw
 # samples, older results still read, two systems give the comparison, a corrupt result is
-# named and skipped, no results is one line and exit 2. OVERLAP, the overlap matrix on the
-# emulated cluster (results/reference/), gives figure 15 on its own; COMPRESSION, the compression
-# matrix on hosts/local (results/reference/), gives figures 17 and 18; HIERARCHICAL, the
+# named and skipped, no results (or a folder of results directories) is one line and exit 2. OVERLAP, the overlap matrix on the
+# emulated cluster (tests/fixtures/results/), gives figure 15 on its own; COMPRESSION, the compression
+# matrix on hosts/local (tests/fixtures/results/), gives figures 17 and 18; HIERARCHICAL, the
 # hierarchical matrix on the emulated cluster with 2 ranks per host, the bytes leaving each host;
 # COMPRESSION_EPOCHS, the compression-epochs matrix (VGG-11 over epochs; at 100 Mbit/s, where
 # PowerSGD gets to its final accuracy before float32), with COMPRESSION's LeNet-5 runs in one
@@ -170,4 +170,13 @@ check "no experiments: exit 2 ($code): $(cat "$work/e.err")" test $code -eq 2 -a
 grep -q "no finished experiments in" "$work/e.err" || { echo "FAILED: no-experiments message"; status=1; }
 "$dtbench" report "$work/nowhere" -o "$work/e/group.pdf" >/dev/null 2>"$work/n.err"
 check "missing directory: exit 2 ($?)" grep -q "results directory $work/nowhere does not exist" "$work/n.err"
+# A folder of results directories (as results/reference/) is not read as one run: one line
+# naming what it holds, exit 2, no report.
+archive=$(dirname "$local")
+"$dtbench" report "$archive" -o "$work/a/group.pdf" >/dev/null 2>"$work/a.err"
+code=$?
+check "an archive folder: exit 2 ($code), one line: $(cat "$work/a.err")" \
+  test $code -eq 2 -a "$(wc -l <"$work/a.err")" -eq 1 -a ! -e "$work/a/group.pdf"
+check "an archive folder: the directories inside named" \
+  grep -q "$archive is not a results directory but holds [0-9]*: .*e.g. $archive/" "$work/a.err"
 exit $status

@@ -10,7 +10,7 @@
 
 #include "comm/text.h"
 #include "common/rng.h"
-#include "models/models.h"
+#include "models/make_model.h"
 
 namespace dtbench::testing {
 
@@ -20,7 +20,7 @@ Shapes awkward_shapes() {
 
 Shapes vgg11_shapes() {
   Shapes shapes;
-  for (const auto& p : find_model("vgg11").make()->parameters()) shapes.push_back(p.sizes().vec());
+  for (const auto& p : make_model("vgg11")->parameters()) shapes.push_back(p.sizes().vec());
   return shapes;
 }
 
@@ -83,7 +83,7 @@ double strategy_error(Communicator& comm, const std::string& name, const SyncOpt
   const Aggregate aggregate = options.aggregate;
   std::vector<at::Tensor> params;
   for (const auto& shape : shapes) params.push_back(torch::zeros(shape).requires_grad_());
-  auto sync = find_sync(name).make(options);
+  auto sync = make_sync(name, options);
   sync->setup(params, comm);
   double worst = 0;
   for (int step = 0; step < 2; ++step) {
@@ -114,7 +114,7 @@ double strategy_error(Communicator& comm, const std::string& name, const SyncOpt
 
 std::vector<std::pair<std::string, SyncMode>> all_strategy_modes() {
   std::vector<std::pair<std::string, SyncMode>> pairs;
-  for (const auto& spec : sync_registry()) {
+  for (const auto& spec : sync_methods()) {
     if (spec.name == "none" || spec.lossy) continue;
     for (SyncMode m : spec.modes) pairs.emplace_back(spec.name, m);
   }

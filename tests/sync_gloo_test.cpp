@@ -54,7 +54,7 @@ class GlooVgg : public ::testing::TestWithParam<std::tuple<std::string, int>> {}
 TEST_P(GlooVgg, MeanOfVgg11Gradients) {
   const std::string name = std::get<0>(GetParam());
   const int ranks = std::get<1>(GetParam());
-  const SyncMode mode = find_sync(name).modes.front();
+  const SyncMode mode = find_method(name).modes.front();
   const Shapes shapes = vgg11_shapes();
   run_gloo_ranks(ranks, [&](Communicator& comm) {
     double error = strategy_error(comm, name, mode, Aggregate::mean, shapes, /*bucket_mb=*/25);
@@ -88,7 +88,7 @@ TEST(Bucketed, GradientsAreViewsOfTheirBucket) {
       SyncOptions options;
       options.mode = mode;
       options.bucket_mb = 25;
-      std::unique_ptr<GradSync> sync = find_sync("bucketed").make(options);
+      std::unique_ptr<GradSync> sync = make_sync("bucketed", options);
       std::vector<at::Tensor> params;
       for (int64_t n : {3, 5, 2}) params.push_back(at::zeros({n}).requires_grad_(true));
       sync->setup(params, comm);

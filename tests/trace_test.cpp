@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fixtures.h"
-#include "models/models.h"
+#include "models/make_model.h"
 #include "thread_ranks.h"
 #include "train/record.h"
 #include "train/trainer.h"
@@ -91,7 +91,7 @@ TEST(Trace, IsValidJsonWithATrackPerRankAndPhasesThatAddUpToTheMeasuredTimes) {
   Traced run = traced_run("allreduce", "blocking", iterations);
   ASSERT_EQ(run.record.ranks.size(), 2u);
   EXPECT_EQ(run.trace.at("otherData").at("sync"), "allreduce");
-  const auto params = find_model("lenet5").make()->parameters();
+  const auto params = make_model("lenet5")->parameters();
   int64_t model_bytes = 0;
   for (const auto& p : params) model_bytes += p.nbytes();
   for (int rank = 0; rank < 2; ++rank) {

@@ -38,7 +38,7 @@ std::vector<double> losses_with(Communicator& comm, TrainConfig config, const st
 
 std::vector<std::string> synchronising_strategies() {
   std::vector<std::string> names;
-  for (const auto& spec : sync_registry()) {
+  for (const auto& spec : sync_methods()) {
     if (spec.name != "none" && !spec.lossy) names.push_back(spec.name);
   }
   return names;

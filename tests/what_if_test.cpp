@@ -1,6 +1,6 @@
-// The parameter lists the cost model reads (model/parameter_shapes.h) against dtbench's own
-// libtorch models and the published sizes of the others, and the what-if sweep
-// (model/what_if.h) against what its assumptions imply.
+// The parameter lists the cost model reads (model/parameter_shapes.h) against the published
+// sizes of the models (models_test.cpp checks dtbench's own against libtorch's), and the what-if
+// sweep (model/what_if.h) against what its assumptions imply.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +9,6 @@
 
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
-#include "models/models.h"
 
 namespace dtbench::model {
 namespace {
@@ -20,17 +19,7 @@ int64_t total(const std::vector<Parameter>& ps) {
   return n;
 }
 
-TEST(ParameterShapes, BuiltInModelsAreTheTrainersModels) {
-  for (const char* name : {"vgg11", "lenet5"}) {
-    const auto listed = builtin_parameters(name);
-    auto model = find_model(name).make();
-    const auto named = model->named_parameters();
-    ASSERT_EQ(listed.size(), named.size()) << name;
-    for (size_t i = 0; i < listed.size(); ++i) {
-      EXPECT_EQ(listed[i].name, named[i].key()) << name << " " << i;
-      EXPECT_EQ(listed[i].shape, named[i].value().sizes().vec()) << listed[i].name;
-    }
-  }
+TEST(ParameterShapes, BuiltInModelsHaveTheirSizes) {
   EXPECT_EQ(total(builtin_parameters("vgg11")), 9231114);
   EXPECT_EQ(total(builtin_parameters("lenet5")), 61706);
   EXPECT_TRUE(builtin_parameters("resnet50").empty());

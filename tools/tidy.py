@@ -10,8 +10,8 @@ change touched (a header touches every file that includes it) and a run on an un
 lints nothing, and either way says for every file whether it is clean.
 
   tools/tidy.py BUILD_DIR JOBS [FILE...]
-BUILD_DIR holds the compilation database of a build configured with -DDTBENCH_PCH=OFF (clang
-cannot read gcc's precompiled header).
+BUILD_DIR holds the compilation database of a build configured with -DDTBENCH_UNITY=OFF (each
+file compiled alone, as clang-tidy reads it).
 """
 import concurrent.futures
 import hashlib

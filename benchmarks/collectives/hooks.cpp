@@ -16,8 +16,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "collectives/collective.h"
-#include "model/compression_rules.h"
 #include "sync/compression.h"
+#include "sync/compression_rules.h"
 
 namespace dtbench::bench {
 namespace {
@@ -85,8 +85,7 @@ Collective topk_hook_collective() {
           fill_normal_input,
           run_hook,
           [](const Buffers& b, const Communicator& c, int64_t) -> int64_t {
-            const int64_t sent =
-                c.size() * model::topk_count(SyncOptions{}.topk_fraction, b.in.numel());
+            const int64_t sent = c.size() * topk_count(SyncOptions{}.topk_fraction, b.in.numel());
             const int64_t nonzero = b.in.ne(0).sum().item<int64_t>();
             return not_finite(b.in) + std::max<int64_t>(0, nonzero - sent);
           }};

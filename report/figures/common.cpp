@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "cluster.h"
+#include "common/network_spec.h"
 #include "train/stats.h"
 
 namespace dtbench::report {

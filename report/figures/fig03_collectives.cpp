@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cluster.h"
+#include "common/network_spec.h"
 #include "report/figures/common.h"
 #include "train/stats.h"
 
@@ -19,14 +19,9 @@ constexpr int64_t kFourMiB = 4 << 20;
 // otherwise the best bus bandwidth any collective reached (an empirical peak).
 double link_bandwidth(const SystemResults& s, const std::vector<CollectiveRun>& rows,
                       std::string* source) {
-  const auto& net = s.system.value("network", nlohmann::json());
-  if (net.is_object() && net.contains("spec")) {
-    const auto& spec = net["spec"];
-    double rate =
-        spec.value("rate", "none") == "none" ? 0 : parse_rate(spec.value("rate", "1gbit"));
-    if (spec.value("bottleneck_host", -1) >= 0) {
-      rate = std::min(rate, parse_rate(spec.value("bottleneck_rate", "100mbit")));
-    }
+  if (const auto spec = recorded_network(s.system)) {
+    double rate = spec->rate == "none" ? 0 : parse_rate(spec->rate);
+    if (spec->bottleneck_host >= 0) rate = std::min(rate, parse_rate(spec->bottleneck_rate));
     if (rate > 0) {
       *source = fmt::format("the emulated links' {} Mbit/s", rate / 1e6);
       return rate / 8;

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/network_spec.h"
 #include "report/figures/common.h"
 #include "train/stats.h"
 
@@ -20,10 +21,8 @@ double number_of(const std::string& text) {
 
 // The emulated cluster's own link rate ("1gbit"), "" when the system is not emulated.
 std::string cluster_rate(const SystemResults& s) {
-  const auto& net = s.system.value("network", nlohmann::json());
-  if (!net.is_object() || !net.contains("spec")) return "";
-  std::string rate = net["spec"].value("rate", "");
-  return rate == "none" ? "" : rate;
+  const auto spec = recorded_network(s.system);
+  return !spec || spec->rate == "none" ? "" : spec->rate;
 }
 
 }  // namespace

@@ -19,12 +19,6 @@
 
 namespace dtbench {
 
-// A failed or timed-out communication (a peer died, the network stopped).
-class CommError : public RunError {
- public:
-  using RunError::RunError;
-};
-
 struct Traffic {
   int64_t sent_bytes = 0;
   int64_t received_bytes = 0;

@@ -14,22 +14,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "comm/backends.h"
 #include "comm/gloo_communicator.h"
 #include "comm/mpi_communicator.h"
 #include "comm/self_communicator.h"
 #include "common/error.h"
 #include "common/host.h"
+#include "common/ports.h"
 
 namespace dtbench {
-
-const std::vector<BackendSpec>& backend_registry() {
-  static const std::vector<BackendSpec> registry = {
-      {"mpi", "OpenMPI's C API on MPI_COMM_WORLD (launch with mpirun)"},
-      {"gloo", "libtorch c10d::ProcessGroupGloo, c10d::TCPStore rendezvous"},
-      {"self", "one process alone (what 'auto' picks outside mpirun)"},
-  };
-  return registry;
-}
 
 namespace {
 
@@ -113,20 +106,6 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
 }
 
 }  // namespace
-
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t length = sizeof(addr);
-  bool ok = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-            getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0;
-  const int error = errno;  // before close() can change it
-  if (fd >= 0) close(fd);
-  if (!ok) throw CommError(fmt::format("no free TCP port for the rendezvous: {}", strerror(error)));
-  return ntohs(addr.sin_port);
-}
 
 std::unique_ptr<Communicator> connect(const LaunchOptions& o) {
   std::string backend = o.backend;

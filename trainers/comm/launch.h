@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/backends.h"
 #include "comm/communicator.h"
 
 namespace dtbench {
@@ -15,16 +16,6 @@ struct LaunchOptions {
   int rank = -1;
   int timeout_s = 300;  // a peer silent for this long is an error, not a hang
 };
-
-struct BackendSpec {
-  std::string name;
-  std::string description;
-};
-const std::vector<BackendSpec>& backend_registry();
-
-// A TCP port free on this host right now (the kernel's pick for port 0). CommError if there is
-// none to be had.
-int free_port();
 
 // Connects to the world as the options say. UserError for inconsistent options, CommError
 // when the rendezvous fails.

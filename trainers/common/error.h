@@ -19,6 +19,12 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A failed or timed-out communication (a peer died, the network stopped).
+class CommError : public RunError {
+ public:
+  using RunError::RunError;
+};
+
 // The first line of a library's message (c10 and Gloo append context and backtraces).
 inline std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));

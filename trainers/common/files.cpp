@@ -40,6 +40,16 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
   std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
+  const std::string gz = ".gz";
+  if (path.size() > gz.size() && path.compare(path.size() - gz.size(), gz.size(), gz) == 0) {
+    gzFile file = gzopen(tmp.c_str(), "wb6");
+    require(file != nullptr, fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
+    const bool written =
+        text.empty() || gzwrite(file, text.data(), static_cast<unsigned>(text.size())) > 0;
+    require(gzclose(file) == Z_OK && written, fmt::format("{}: write failed", tmp));
+    fs::rename(tmp, target);
+    return;
+  }
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     require(out.good(), fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));

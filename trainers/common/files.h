@@ -10,7 +10,8 @@ namespace dtbench {
 std::vector<uint8_t> read_maybe_gzipped(const std::string& path);
 
 // Writes text to path through a temporary file in the same directory and a rename, so a
-// reader never sees a half-written file. Creates missing parent directories.
+// reader never sees a half-written file. Creates missing parent directories. A path ending in
+// ".gz" is written gzip-compressed (traces: Perfetto and chrome://tracing open .json.gz).
 void write_file_atomically(const std::string& path, const std::string& text);
 
 // Lower-case hex SHA-256 of a file's bytes as stored on disk.

@@ -1,6 +1,5 @@
 #include "common/main_guard.h"
 
-#include <c10/util/Exception.h>
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -19,9 +18,7 @@ int guarded_main(const char* program, const std::function<int()>& body) {
   } catch (const RunError& e) {
     fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
     return 3;
-  } catch (const c10::Error& e) {
-    fmt::print(stderr, "{}: internal error: {}\n", program, first_line(e.what_without_backtrace()));
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // c10::Error too: its first line is the message
     fmt::print(stderr, "{}: internal error: {}\n", program, first_line(e.what()));
   }
   return 1;

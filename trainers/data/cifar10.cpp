@@ -13,7 +13,6 @@ namespace {
 constexpr int64_t kSide = 32;
 constexpr int64_t kPixels = 3 * kSide * kSide;
 constexpr int64_t kRecord = 1 + kPixels;
-constexpr int kClasses = 10;
 
 std::vector<std::string> split_files(const std::string& data_dir, Split split) {
   std::string dir = data_dir + "/cifar-10-batches-bin/";

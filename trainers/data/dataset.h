@@ -8,6 +8,9 @@ namespace dtbench {
 
 enum class Split { train, test };
 
+// Both datasets label 10 classes, 0..9.
+inline constexpr int kClasses = 10;
+
 // A labelled image set held in memory as raw bytes, exactly as the official files store it.
 struct Dataset {
   std::string name;                // e.g. "cifar10/train"

@@ -1,19 +1,27 @@
 #pragma once
-#include <functional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "data/dataset.h"
-#include "data/preprocess.h"
-
 namespace dtbench {
 
-// One row per dataset: its name, how to load it from a data directory, and how its bytes
-// become model input.
+// How raw bytes become a model's input: placement into an out_size x out_size frame
+// (zero-padded, as torchvision pads the image before ToTensor), then (x/255 - mean) / std per
+// channel. With augment, training samples get the CS744 augmentation: a random crop of
+// out_size from the image padded by crop_padding, then a random horizontal flip.
+struct Preprocess {
+  std::vector<float> mean;  // per channel, in [0, 1] units
+  std::vector<float> std;
+  int64_t out_size = 32;
+  bool augment = false;
+  int64_t crop_padding = 4;
+};
+
+// One row per dataset: its name and how its bytes become model input; plain data, no libtorch
+// (load.h reads one from a data directory).
 struct DatasetSpec {
   std::string name;
   std::string description;
-  std::function<Dataset(const std::string& data_dir, Split split)> load;
   Preprocess preprocess;
   int64_t channels;
 };

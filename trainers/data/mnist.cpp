@@ -13,7 +13,6 @@ namespace {
 
 constexpr uint32_t kImageMagic = 2051;  // 0x00000803: unsigned byte, 3 dimensions
 constexpr uint32_t kLabelMagic = 2049;  // 0x00000801: unsigned byte, 1 dimension
-constexpr int kClasses = 10;
 
 // The plain file if present, else the gzipped one; the plain name when neither exists, so
 // the "file not found" error names what the user is expected to provide.

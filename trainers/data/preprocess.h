@@ -5,20 +5,9 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "data/datasets.h"
 
 namespace dtbench {
-
-// How raw bytes become a model's input: placement into an out_size x out_size frame
-// (zero-padded, as torchvision pads the image before ToTensor), then (x/255 - mean) / std per
-// channel. With augment, training samples get the CS744 augmentation: a random crop of
-// out_size from the image padded by crop_padding, then a random horizontal flip.
-struct Preprocess {
-  std::vector<float> mean;  // per channel, in [0, 1] units
-  std::vector<float> std;
-  int64_t out_size = 32;
-  bool augment = false;
-  int64_t crop_padding = 4;
-};
 
 // Where sample `index` is cut from in `epoch`: source (y, x) = (oy + y, ox + x') with
 // x' = flip ? out-1-x : x. A pure function of (seed, epoch, index), so it is the same whichever

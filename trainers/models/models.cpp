@@ -4,18 +4,16 @@
 
 #include "common/error.h"
 #include "common/registry.h"
-#include "models/lenet5.h"
-#include "models/vgg11.h"
 
 namespace dtbench {
 
 const std::vector<ModelSpec>& model_registry() {
   static const std::vector<ModelSpec> registry = {
-      {"vgg11", "VGG-11 with BatchNorm for CIFAR-10 (9,231,114 parameters)",
-       [] { return Classifier(Vgg11().ptr()); }, 3, "cifar10", /*global_batch=*/256,
+      {"vgg11", "VGG-11 with BatchNorm for CIFAR-10 (9,231,114 parameters)", 3, "cifar10",
+       /*global_batch=*/256,
        /*lr=*/0.1, /*momentum=*/0.9, /*weight_decay=*/1e-4},
-      {"lenet5", "LeNet-5 for MNIST padded to 32x32 (61,706 parameters)",
-       [] { return Classifier(LeNet5().ptr()); }, 1, "mnist", /*global_batch=*/64,
+      {"lenet5", "LeNet-5 for MNIST padded to 32x32 (61,706 parameters)", 1, "mnist",
+       /*global_batch=*/64,
        /*lr=*/0.01, /*momentum=*/0.9, /*weight_decay=*/0.0},
   };
   return registry;

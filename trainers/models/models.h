@@ -1,17 +1,15 @@
 #pragma once
-#include <functional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "models/classifier.h"
-
 namespace dtbench {
 
-// One row per model, with the optimiser settings the course uses for it.
+// One row per model, with the optimiser settings the course uses for it: plain data, no
+// libtorch (make_model.h builds one).
 struct ModelSpec {
   std::string name;
   std::string description;
-  std::function<Classifier()> make;
   int64_t in_channels;
   std::string default_dataset;
   int64_t global_batch;

@@ -11,46 +11,9 @@
 #include <vector>
 
 #include "comm/communicator.h"
-#include "common/units.h"
+#include "sync/methods.h"
 
 namespace dtbench {
-
-enum class Aggregate { mean, sum };  // sum: no division, the effective learning rate grows n-fold
-enum class SyncMode {
-  blocking,  // communicate after backward
-  overlap,   // launch from gradient hooks during backward; wait before the step
-  stale,     // apply step t-1's aggregated gradient while step t's is in flight
-};
-
-// PyTorch DDP's _DEFAULT_FIRST_BUCKET_BYTES: the first bucket (the last layers' gradients, ready
-// first in backward) is kept small so that communication starts early.
-inline constexpr int64_t kFirstBucketBytes = kMiB;
-
-struct SyncOptions {
-  Aggregate aggregate = Aggregate::mean;
-  SyncMode mode = SyncMode::blocking;
-  double bucket_mb = 25;  // bucketed, c10d_ddp and the compressing strategies
-  int64_t bucket_bytes() const { return static_cast<int64_t>(bucket_mb * kMiB); }
-  // The communication-efficient strategies (docs/compression.md).
-  int powersgd_rank = 1;         // PowerSGD's matrix approximation rank r
-  int64_t powersgd_start = 10;   // plain allreduce for the iterations before this one
-  double topk_fraction = 0.01;   // top-k: the share of each bucket's elements sent
-  int64_t local_sgd_period = 8;  // local SGD: parameters averaged every H steps
-  // hierarchical: consecutive blocks of this many ranks form a host (as mpirun fills a hosts
-  // file's slots); 0: ranks whose host names are the same.
-  int ranks_per_host = 0;
-};
-
-// What the trainer measured for a strategy that plans from time: when each parameter's
-// gradient became ready in the first (untimed) iteration, in seconds from the start of backward,
-// in model order, the latest over ranks (negative: it never arrived on any rank); and, before
-// training, alone on the strategy's communicator, the cost of an allreduce of b bytes,
-// latency_s + b / bytes_per_s. Every rank holds the same Timeline.
-struct Timeline {
-  std::vector<double> ready_s;
-  double latency_s = 0;
-  double bytes_per_s = 0;
-};
 
 class GradSync {
  public:
@@ -82,26 +45,11 @@ class GradSync {
 // every rank. The engine in per_tensor.h adds modes and mean scaling.
 using TensorSum = std::function<void(at::Tensor& t, Communicator& comm)>;
 
-struct SyncSpec {
-  std::string name;
-  std::string description;
-  std::function<std::unique_ptr<GradSync>(const SyncOptions&)> make;
-  std::vector<SyncMode> modes;  // the modes it supports, the first being its default
-  // The aggregate is approximated (compression) or not formed every step (local SGD): the
-  // exactness checks do not apply, each has tests of its own.
-  bool lossy = false;
-};
-
-const std::vector<SyncSpec>& sync_registry();
+// The strategy of the catalogue's method called name (sync/methods.h), built with these options.
 // UserError listing the known names otherwise.
-const SyncSpec& find_sync(const std::string& name);
-// UserError unless spec has this mode: "sync bucketed has no mode stale (it has: ...)".
-void require_mode(const SyncSpec& spec, SyncMode mode);
-
-std::string to_string(SyncMode mode);
-std::string to_string(Aggregate aggregate);
-// UserError for an unknown name.
-SyncMode parse_mode(const std::string& name);
-Aggregate parse_aggregate(const std::string& name);
+std::unique_ptr<GradSync> make_sync(const std::string& name, const SyncOptions& options);
+// Whether registry.cpp has a factory for the method called name (the catalogue and the
+// factories are checked against each other by tests/methods_test.cpp).
+bool has_factory(const std::string& name);
 
 }  // namespace dtbench

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "common/error.h"
-#include "model/compression_rules.h"
 #include "sync/compression.h"
+#include "sync/compression_rules.h"
 
 namespace dtbench {
 namespace {
@@ -93,7 +93,7 @@ class PowerSgdHook : public BucketHook {
       }
       at::Tensor matrix = grad.view({grad.size(0), -1});
       const int64_t n = matrix.size(0), m = matrix.size(1);
-      const int64_t r = model::powersgd_compressed_rank(n, m, rank_);
+      const int64_t r = powersgd_compressed_rank(n, m, rank_);
       if (r > 0) {
         compress.push_back(matrix);
         p_total += n * r;

@@ -10,8 +10,8 @@
 #include <map>
 
 #include "common/error.h"
-#include "model/compression_rules.h"
 #include "sync/compression.h"
+#include "sync/compression_rules.h"
 
 namespace dtbench {
 namespace {
@@ -31,7 +31,7 @@ class TopkHook : public BucketHook {
             "topk: a bucket of more than 2^31 elements (use a smaller --bucket-mb)");
     at::Tensor& error = errors_[bucket.index];
     if (error.defined()) buffer.add_(error);
-    const int64_t k = model::topk_count(fraction_, elements);
+    const int64_t k = topk_count(fraction_, elements);
     at::Tensor indices = std::get<1>(at::topk(buffer.abs(), k, 0, /*largest=*/true,
                                               /*sorted=*/false));
     at::Tensor values = buffer.index_select(0, indices);

@@ -8,14 +8,14 @@
 #include <algorithm>
 #include <ctime>
 
-#include "comm/launch.h"
+#include "comm/backends.h"
 #include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/fault_plan.h"
 #include "common/registry.h"
 #include "data/datasets.h"
 #include "models/models.h"
-#include "sync/grad_sync.h"
+#include "sync/methods.h"
 
 namespace dtbench {
 namespace {
@@ -34,14 +34,14 @@ std::string default_out(const TrainConfig& c) {
 // The strategies of the registry, in its order, joined by sep: the help never lists them by hand.
 std::string strategy_names(const char* sep) {
   std::vector<std::string> names;
-  for (const auto& spec : sync_registry()) names.push_back(spec.name);
+  for (const auto& spec : sync_methods()) names.push_back(spec.name);
   return fmt::format("{}", fmt::join(names, sep));
 }
 
 // "bucketed overlap, c10d_ddp overlap": the strategies whose default mode is not blocking.
 std::string non_blocking_defaults() {
   std::vector<std::string> parts;
-  for (const auto& spec : sync_registry()) {
+  for (const auto& spec : sync_methods()) {
     if (spec.name != "none" && spec.modes.front() != SyncMode::blocking)
       parts.push_back(spec.name + " " + to_string(spec.modes.front()));
   }
@@ -159,19 +159,19 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
 }
 
 void resolve(TrainConfig& c, const ModelDefaults& d) {
-  const ModelSpec& model = find_model(c.model);
-  c.dataset = d.dataset.value_or(model.default_dataset);
+  apply_model_defaults(c);
+  c.dataset = d.dataset.value_or(c.dataset);
   find_dataset(c.dataset);
-  c.global_batch = d.global_batch.value_or(model.global_batch);
-  c.lr = d.lr.value_or(model.lr);
-  c.momentum = d.momentum.value_or(model.momentum);
-  c.weight_decay = d.weight_decay.value_or(model.weight_decay);
+  c.global_batch = d.global_batch.value_or(c.global_batch);
+  c.lr = d.lr.value_or(c.lr);
+  c.momentum = d.momentum.value_or(c.momentum);
+  c.weight_decay = d.weight_decay.value_or(c.weight_decay);
   c.sync = d.sync.value_or("");
   c.mode = d.mode.value_or("");
   if (!c.sync.empty() && !c.mode.empty()) {
-    require_mode(find_sync(c.sync), parse_mode(c.mode));
+    require_mode(find_method(c.sync), parse_mode(c.mode));
   } else if (!c.sync.empty()) {
-    find_sync(c.sync);
+    find_method(c.sync);
   } else if (!c.mode.empty()) {
     parse_mode(c.mode);
   }

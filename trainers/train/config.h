@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sync/grad_sync.h"
+#include "sync/methods.h"
 
 namespace dtbench {
 
@@ -46,5 +46,14 @@ struct TrainConfig {
   double slow_ms = 0;
   std::string fault;  // test only: a FaultPlan spec (common/fault_plan.h); "": none
 };
+
+// The model's own settings (models/models.h): its dataset, global batch, learning rate,
+// momentum and weight decay, for c.model. UserError for an unknown model.
+void apply_model_defaults(TrainConfig& c);
+
+// The strategy's options as the config gives them, checked: UserError for an unknown mode or
+// aggregate, a mode the method does not have, or a cap that is not positive. The one place a
+// TrainConfig's sync fields are read (the CLI checks with it, the trainer builds with it).
+SyncOptions sync_options_of(const TrainConfig& c);
 
 }  // namespace dtbench

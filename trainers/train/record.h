@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sync/grad_sync.h"
+#include "sync/methods.h"
 #include "train/config.h"
 #include "train/phase_timer.h"
 #include "train/resource_usage.h"

@@ -2,7 +2,6 @@
 
 #include <mpi.h>
 #include <sys/utsname.h>
-#include <torch/version.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -83,8 +82,9 @@ nlohmann::json describe_system(const std::vector<std::string>& dataset_files) {
       {"os", field_of("/etc/os-release", "PRETTY_NAME", '=')},
       {"kernel", std::string(uts.sysname) + " " + uts.release + " " + uts.machine},
       {"compiler", std::string("g++ ") + __VERSION__},
-      {"libtorch", TORCH_VERSION},
+      {"libtorch", DTBENCH_TORCH_VERSION},
       {"git_commit", git_commit()},
+      {"git_dirty", is_dirty_commit(git_commit())},
       {"malloc", allocator_settings()},
       {"mpi", mpi_settings()},
       {"datasets", datasets},

@@ -17,8 +17,10 @@
 #include "common/files.h"
 #include "common/host.h"
 #include "common/units.h"
+#include "data/load.h"
 #include "data/preprocess.h"
 #include "data/sampler.h"
+#include "models/make_model.h"
 #include "models/models.h"
 #include "train/nic_counters.h"
 #include "train/phase_timer.h"
@@ -46,31 +48,16 @@ int default_threads() {
 TrainData load_train_data(const TrainConfig& config) {
   TrainData data;
   data.spec = &find_dataset(config.dataset);
-  data.train = data.spec->load(config.data_dir, Split::train);
+  data.train = load_dataset(config.dataset, config.data_dir, Split::train);
   if (config.train_limit > 0 && config.train_limit < data.train.size()) {
     data.train.images = data.train.images.narrow(0, 0, config.train_limit);
     data.train.labels = data.train.labels.narrow(0, 0, config.train_limit);
   }
-  data.test = data.spec->load(config.data_dir, Split::test);
+  data.test = load_dataset(config.dataset, config.data_dir, Split::test);
   return data;
 }
 
 namespace {
-
-SyncOptions sync_options(const TrainConfig& c, const SyncSpec& spec) {
-  SyncOptions o;
-  o.aggregate = parse_aggregate(c.aggregate);
-  o.mode = parse_mode(c.mode);
-  o.bucket_mb = c.bucket_mb;
-  o.powersgd_rank = c.powersgd_rank;
-  o.powersgd_start = c.powersgd_start;
-  o.topk_fraction = c.topk_fraction;
-  o.local_sgd_period = c.local_sgd_period;
-  o.ranks_per_host = c.ranks_per_host;
-  require_mode(spec, o.mode);
-  require(c.bucket_mb > 0, "--bucket-mb must be positive");
-  return o;
-}
 
 // Busy work, not sleep: a compute straggler keeps its core busy like a slow node would.
 void busy_wait_ms(double ms) {
@@ -113,9 +100,8 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
           fmt::format("global batch {} does not divide by the {} ranks", config_.global_batch,
                       config_.world_size));
   if (config_.sync.empty()) config_.sync = config_.world_size > 1 ? "allreduce" : "none";
-  const SyncSpec& sync_spec = find_sync(config_.sync);
-  if (config_.mode.empty()) config_.mode = to_string(sync_spec.modes.front());
-  SyncOptions options = sync_options(config_, sync_spec);
+  if (config_.mode.empty()) config_.mode = to_string(find_method(config_.sync).modes.front());
+  const SyncOptions options = sync_options_of(config_);
   torch::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
   // Same seed everywhere, and then rank 0's parameters broadcast, so that replicas start
   // identical even if initialisation were not deterministic.
@@ -125,7 +111,7 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
     static std::mutex initialisation;
     std::lock_guard<std::mutex> lock(initialisation);
     torch::manual_seed(config_.seed);
-    model_ = spec.make();
+    model_ = make_model(config_.model);
   }
   watchdog_ = std::make_unique<Watchdog>(config_.timeout_s,
                                          fmt::format("rank {} on {}", comm.rank(), host_name()));
@@ -140,7 +126,7 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
                    {{"parameter", i}, {"bytes", g.numel() * g.element_size()}});
     });
   }
-  sync_ = sync_spec.make(options);
+  sync_ = make_sync(config_.sync, options);
   sync_->setup(model_->parameters(), comm_);
   if (sync_->plans_from_timeline()) {
     // Here, before run() starts counting bytes: the probe is not the strategy's traffic.

@@ -1,0 +1,251 @@
+// dtbench: the harness. `dtbench run` runs an experiment matrix over a hosts file; `dtbench
+// launch` runs any command the same way; `dtbench cluster up|down|status` manages the emulated
+// cluster; `dtbench report` builds the PDF report from results; `dtbench predict` holds the
+// cost model against them (docs/harness.md, docs/report.md).
+#include <fmt/format.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cluster.h"
+#include "common/cli_numbers.h"
+#include "common/error.h"
+#include "common/fault_plan.h"
+#include "common/files.h"
+#include "common/main_guard.h"
+#include "data/datasets.h"
+#include "report/document.h"
+#include "report/predict.h"
+#include "report/what_if.h"
+#include "runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace dtbench;
+
+std::string own_directory() {
+  char path[PATH_MAX] = {};
+  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  return n > 0 ? fs::path(std::string(path, n)).parent_path().string() : ".";
+}
+
+void add_run(CLI::App& app, RunOptions& o) {
+  auto* run = app.add_subcommand("run", "Run an experiment matrix over a hosts file (resumable)");
+  run->add_option("--hosts", o.hosts_path, "Hosts file (OpenMPI hostfile syntax), e.g. hosts/local")
+      ->required();
+  run->add_option("--matrix", o.matrix, "smoke | quick | standard | full, or a .json path")
+      ->capture_default_str();
+  run->add_option("--out", o.out_dir,
+                  "Results directory (default: results/<matrix>-<hosts>-<hostname>)");
+  run->add_option("--data-dir", o.data_dir, "Datasets (default: $DATA_DIR or data)");
+  run->add_option("--matrices-dir", o.matrices_dir, "Where matrix names are looked up")
+      ->capture_default_str();
+  run->add_option("--repeat", o.repeat,
+                  "Repetitions of every experiment, run in rounds (default: the matrix's, or 1)")
+      ->check(positive());
+  run->add_option("--max-foreign-load", o.noise.max_foreign_load,
+                  "An attempt is noisy when other processes used more than this share of the "
+                  "machine's CPU")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  run->add_option("--max-steal", o.noise.max_steal,
+                  "... or the hypervisor stole more than this share of it")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  run->add_option("--noise-tries", o.noise.tries, "Attempts in all for a noisy experiment")
+      ->capture_default_str()
+      ->check(positive());
+  run->add_option("--quiet-wait-s", o.noise.quiet_wait_s,
+                  "Before each attempt, wait at most this long for a quiet machine (0: never)")
+      ->capture_default_str()
+      ->check(non_negative());
+  run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
+  run->add_flag("--retry-failed", o.retry_failed,
+                "Rerun only the experiments that failed, timed out or were skipped");
+  run->add_option_function<std::vector<std::string>>(
+         "--fault",
+         [&o](const std::vector<std::string>& given) {
+           for (const auto& text : given) {
+             auto eq = text.find('=');
+             require(eq != std::string::npos && eq > 0,
+                     fmt::format("--fault '{}': expected GROUP=SPEC", text));
+             o.faults[text.substr(0, eq)] = FaultPlan::parse(text.substr(eq + 1)).spec();
+           }
+         },
+         "Test only: GROUP=SPEC gives that group's binaries --fault SPEC")
+      ->group("");
+}
+
+void add_launch(CLI::App& app, RunOptions& o, int& ranks, std::vector<std::string>& command) {
+  auto* launch = app.add_subcommand(
+      "launch", "Run any command on ranks of a hosts file, as `run` launches its experiments");
+  launch->add_option("--hosts", o.hosts_path, "Hosts file, e.g. hosts/netns-4")->required();
+  launch->add_option("--ranks", ranks, "Number of ranks")->required();
+  launch->add_option("command", command, "The command and its arguments (after --)")->required();
+}
+
+void add_report(CLI::App& app, ReportOptions& o) {
+  auto* report = app.add_subcommand(
+      "report", "Results directories -> CSV -> gnuplot -> Markdown -> pandoc -> PDF");
+  report->add_option("dirs", o.result_dirs, "Results directories (several: compared side by side)")
+      ->required();
+  report->add_option("-o,--output", o.output, "The PDF; report.md, data/ and figures/ go beside it")
+      ->capture_default_str();
+}
+
+struct PredictOptions {
+  std::vector<std::string> dirs;
+  bool what_if = false;
+  WhatIfOptions scenario;
+};
+
+void add_predict(CLI::App& app, PredictOptions& o) {
+  auto* predict = app.add_subcommand(
+      "predict",
+      "The cost model against results (each experiment predicted, with its error), "
+      "or --what-if on clusters not here");
+  predict->add_option("dirs", o.dirs, "Results directories (each predicted on its own)");
+  predict->add_flag("--what-if", o.what_if,
+                    "Predict scaling efficiency per method on 2..--ranks ranks at each --gbit");
+  auto& w = o.scenario;
+  predict
+      ->add_option("--model", w.model,
+                   "vgg11, lenet5, resnet50, bert-base, or a parameter list file (--what-if)")
+      ->capture_default_str();
+  predict->add_option("--ranks", w.max_ranks, "The most ranks (--what-if)")->capture_default_str();
+  predict->add_option("--gbit", w.gbits, "Link rates in Gbit/s (--what-if)")
+      ->delimiter(',')
+      ->capture_default_str();
+  predict->add_option("--latency-us", w.latency_us, "Link latency (--what-if)")
+      ->capture_default_str();
+  predict->add_option("--profile", w.profile_dir,
+                      "Results with traced blocking runs of the model: its measured compute "
+                      "(vgg11: the committed emulated-cluster results by default)");
+  predict->add_option("--forward-s", w.forward_s, "One rank's forward, seconds (--what-if)");
+  predict->add_option("--backward-s", w.backward_s, "One rank's backward, seconds (--what-if)");
+  predict->add_option("--optimizer-s", w.optimizer_s, "One rank's optimizer step (--what-if)");
+  predict->add_option("--compute-scale", w.compute_scale,
+                      "--what-if: compute = --scale-from's measured forward and backward times "
+                      "this (e.g. the ratio of multiply-adds per batch)");
+  predict->add_option("--scale-from", w.scale_from, "The measured model --compute-scale scales")
+      ->capture_default_str();
+  predict->add_option("-o,--output", w.output, "--what-if: draw the figure into this PDF");
+}
+
+// Each directory on its own: its network and compute are the model's inputs.
+int predict_command(const PredictOptions& o) {
+  if (o.what_if) return what_if_command(o.scenario);
+  require(!o.dirs.empty(), "dtbench predict needs a results directory (or --what-if)");
+  for (const auto& dir : o.dirs) {
+    Results results = load_results({dir});
+    for (const auto& w : results.warnings) fmt::print(stderr, "dtbench predict: {}\n", w);
+    for (const auto& system : results.systems) {
+      fmt::print("{}: {}", dir, prediction_text(predict_system(system)));
+    }
+  }
+  return 0;
+}
+
+void add_cluster(CLI::App& app, ClusterSpec& spec, std::string& hosts_out, bool& json) {
+  auto* cluster = app.add_subcommand("cluster", "The emulated cluster (network namespaces)");
+  cluster->require_subcommand(1);
+  auto* up = cluster->add_subcommand("up", "Create (or reshape) it; needs root and iproute2");
+  up->add_option("--nodes", spec.hosts, "Number of hosts")->capture_default_str();
+  up->add_option("--rate", spec.rate, "Every link's rate (tc units: 1gbit, 100mbit; none)")
+      ->capture_default_str();
+  up->add_option("--delay", spec.delay, "Per-direction delay (needs netem in the kernel; none)")
+      ->capture_default_str();
+  up->add_option("--bottleneck-host", spec.bottleneck_host,
+                 "This host (0-based) gets --bottleneck-rate");
+  up->add_option("--bottleneck-rate", spec.bottleneck_rate, "The bottleneck host's link rate")
+      ->capture_default_str();
+  up->add_option("--subnet", spec.subnet, "The cluster's /24 (first three octets)")
+      ->capture_default_str();
+  up->add_option("--write-hosts", hosts_out, "Also write the matching hosts file here");
+  for (auto* sub : {up, cluster->add_subcommand("down", "Remove everything up made"),
+                    cluster->add_subcommand("status", "Show hosts, addresses and shaping")}) {
+    sub->add_option("--prefix", spec.prefix, "Name prefix of its namespaces and links")
+        ->capture_default_str();
+  }
+  cluster->get_subcommand("status")->add_flag("--json", json, "As JSON");
+}
+
+int cluster_command(CLI::App& cluster, const ClusterSpec& spec, const std::string& hosts_out,
+                    bool json) {
+  if (cluster.got_subcommand("up")) {
+    cluster_up(spec);
+    if (!hosts_out.empty()) write_file_atomically(hosts_out, cluster_hosts_file(spec));
+  } else if (cluster.got_subcommand("down")) {
+    cluster_down(spec.prefix);
+    fmt::print("emulated cluster {}*: down\n", spec.prefix);
+    return 0;
+  }
+  nlohmann::json status = cluster_status(spec.prefix);
+  if (json) {
+    fmt::print("{}\n", status.dump(2));
+  } else if (!status["up"].get<bool>()) {
+    fmt::print("emulated cluster {}*: down\n", spec.prefix);
+  } else {
+    fmt::print("emulated cluster {}*: up, {} hosts; delay {}\n", spec.prefix,
+               status["hosts"].size(),
+               status["delay_emulated"].get<bool>() ? status["spec"]["delay"].get<std::string>()
+                                                    : "not emulated (this kernel has no netem)");
+    for (const auto& h : status["hosts"]) {
+      fmt::print("  {:<10} {:<12} {}\n", h["namespace"].get<std::string>(),
+                 h["address"].get<std::string>(), h["qdisc"].get<std::string>());
+    }
+  }
+  return status["up"].get<bool>() || !cluster.got_subcommand("status") ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return guarded_main("dtbench", [&] {
+    CLI::App app("dtbench: distributed-training benchmarks over a hosts file", "dtbench");
+    app.require_subcommand(1);
+    RunOptions run;
+    run.data_dir = default_data_dir();
+    run.bin_dir = own_directory();
+    run.matrices_dir = DTBENCH_SOURCE_DIR "/harness/matrices";
+    run.netns_agent = DTBENCH_SOURCE_DIR "/harness/netns-agent";
+    run.python_ddp = DTBENCH_SOURCE_DIR "/baselines/python_ddp.py";
+    add_run(app, run);
+    int ranks = 0;
+    std::vector<std::string> command;
+    add_launch(app, run, ranks, command);
+    ReportOptions report;
+    report.report_dir = DTBENCH_SOURCE_DIR "/report";
+    add_report(app, report);
+    PredictOptions predict_options;
+    predict_options.scenario.shapes_dir = DTBENCH_SOURCE_DIR "/model/shapes";
+    predict_options.scenario.figures_dir = DTBENCH_SOURCE_DIR "/report/figures";
+    predict_options.scenario.default_profile_dir =
+        DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-xeon-vm";
+    add_predict(app, predict_options);
+    ClusterSpec spec;
+    std::string hosts_out;
+    bool json = false;
+    add_cluster(app, spec, hosts_out, json);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw UserError(first_line(e.what()));
+    }
+    if (app.got_subcommand("run")) return run_matrix(run);
+    if (app.got_subcommand("launch")) return launch(run, ranks, command);
+    if (app.got_subcommand("report")) {
+      int figures = build_report(report);
+      fmt::print("dtbench report: {} figures; {}\n", figures, report.output);
+      return 0;
+    }
+    if (app.got_subcommand("predict")) return predict_command(predict_options);
+    return cluster_command(*app.get_subcommand("cluster"), spec, hosts_out, json);
+  });
+}

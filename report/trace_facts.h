@@ -1,0 +1,32 @@
+#pragma once
+// What `dtbench predict` reads from a run's Chrome trace (docs/traces.md): the phase spans and
+// the gradient-ready instants.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace dtbench {
+
+// What the blocking runs' traces say: when each gradient is ready, as a fraction of its
+// backward (per parameter, summed over ranks and iterations), and per run how much longer the
+// slowest rank's compute (data, forward and backward) took than the ranks' mean (the record
+// keeps each phase's mean over the ranks), the mean over iterations (mean_straggler_s). Nothing
+// is added for a missing file or one without them.
+struct TraceFacts {
+  std::vector<double> sum, bytes;
+  std::vector<int> count;
+  std::vector<double> straggler_s;
+};
+
+// Adds the trace at path (trace.json.gz or trace.json; "" adds nothing) to out. A corrupt gzip
+// stream is a UserError naming the file; a file that is not a trace adds nothing.
+void add_trace(const std::string& path, TraceFacts& out);
+
+// How much longer than the ranks' mean the slowest rank's compute (data, forward and backward)
+// takes, per traced iteration, the mean over the iterations (s): what every synchronisation waits
+// for beyond the mean compute the record keeps. `events` are a trace's traceEvents
+// (docs/traces.md), the k-th iteration span of each rank the same step; 0 for fewer than 2 ranks.
+double mean_straggler_s(const nlohmann::json& events);
+
+}  // namespace dtbench

@@ -1,0 +1,172 @@
+// The one table of gradient-synchronisation methods.
+#include "sync/methods.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "common/registry.h"
+
+namespace dtbench {
+namespace {
+
+const std::vector<SyncMode> kEveryMode = {SyncMode::blocking, SyncMode::overlap, SyncMode::stale};
+const std::vector<SyncMode> kBucketModes = {SyncMode::overlap, SyncMode::blocking};
+
+SyncMethod per_tensor(const char* name, const char* description, std::vector<CollectiveCall> calls,
+                      bool in_what_if = false) {
+  return {name,       description,      Engine::per_tensor, false,
+          kEveryMode, std::move(calls), in_what_if,         ""};
+}
+
+// A lossy hook on bucketed's buckets, priced by the sweep of its whole operation.
+SyncMethod lossy_hook(const char* name, const char* description) {
+  return {name,
+          description,
+          Engine::hooked,
+          true,
+          kBucketModes,
+          {{std::string(name) + "_hook"}},
+          /*in_what_if=*/true,
+          ""};
+}
+
+}  // namespace
+
+const std::vector<SyncMethod>& sync_methods() {
+  static const std::vector<SyncMethod> methods = {
+      {"none",
+       "nothing moves: every rank keeps its own gradient",
+       Engine::none,
+       false,
+       kEveryMode,
+       {},
+       false,
+       ""},
+      per_tensor("gather_scatter", "per tensor: gather to rank 0, sum there, scatter back",
+                 {{"gather_scatter"}}, /*in_what_if=*/true),
+      per_tensor("reduce_broadcast", "per tensor: reduce to rank 0, broadcast",
+                 {{"reduce"}, {"broadcast"}}),
+      per_tensor("allreduce", "per tensor: the backend's allreduce(sum)", {{"allreduce"}},
+                 /*in_what_if=*/true),
+      per_tensor("allgather", "per tensor: allgather, every rank sums locally",
+                 {{"allgather", /*times_ranks=*/true}}),
+      per_tensor("ring_reduce",
+                 "per tensor, hand-written: chain reduce around the ring to "
+                 "rank 0, then pass the sum around",
+                 {{"ring_reduce"}}, /*in_what_if=*/true),
+      per_tensor("ring_allreduce",
+                 "per tensor, hand-written on isend/irecv: reduce-scatter + "
+                 "allgather in n chunks",
+                 {{"ring_allreduce"}}),
+      {"bucketed",
+       "DDP's algorithm, ours: reverse-order flat buckets of --bucket-mb, "
+       "iallreduce launched from gradient hooks during backward",
+       Engine::bucketed,
+       false,
+       kBucketModes,
+       {},
+       /*in_what_if=*/true,
+       ""},
+      {"c10d_ddp",
+       "the real PyTorch DDP engine: c10d::Reducer over ProcessGroupGloo (--backend gloo)",
+       Engine::bucketed,
+       false,
+       {SyncMode::overlap},
+       {},
+       false,
+       "gloo",
+       /*waits_in_backward=*/true},
+      lossy_hook("fp16",
+                 "buckets as bucketed, each cast to float16 and allreduced in float16 "
+                 "(PyTorch's fp16_compress_hook)"),
+      lossy_hook("powersgd",
+                 "buckets as bucketed, each matrix sent as rank --powersgd-rank factors with error "
+                 "feedback after --powersgd-start plain iterations (PyTorch's powerSGD_hook)"),
+      lossy_hook("topk",
+                 "buckets as bucketed, each sending its --topk-fraction largest entries by "
+                 "allgather of (index, value), the rest kept as error feedback"),
+      {"hierarchical",
+       "buckets as bucketed, each summed within the host to its first rank, allreduced "
+       "among those, broadcast within the host (hosts: --ranks-per-host or host names)",
+       Engine::hooked,
+       false,
+       kBucketModes,
+       {},
+       false,
+       ""},
+      {"local_sgd",
+       "no gradient moves: each rank steps alone, parameters averaged every "
+       "--local-sgd-period steps",
+       Engine::local,
+       /*lossy=*/true,
+       {SyncMode::blocking},
+       {},
+       /*in_what_if=*/true,
+       ""},
+  };
+  return methods;
+}
+
+const SyncMethod& find_method(const std::string& name) {
+  return find_by_name(sync_methods(), name, "sync strategy");
+}
+
+namespace {
+const SyncMethod* lookup(const std::string& name) {
+  for (const auto& m : sync_methods()) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+}  // namespace
+
+bool bucketed_engine(const std::string& name) {
+  const SyncMethod* m = lookup(name);
+  return m && (m->engine == Engine::bucketed || m->engine == Engine::hooked);
+}
+
+bool is_lossy(const std::string& name) {
+  const SyncMethod* m = lookup(name);
+  return m && m->lossy;
+}
+
+std::string to_string(SyncMode mode) {
+  switch (mode) {
+    case SyncMode::blocking:
+      return "blocking";
+    case SyncMode::overlap:
+      return "overlap";
+    case SyncMode::stale:
+      return "stale";
+  }
+  return "?";
+}
+
+std::string to_string(Aggregate aggregate) {
+  return aggregate == Aggregate::mean ? "mean" : "sum";
+}
+
+SyncMode parse_mode(const std::string& name) {
+  for (SyncMode m : kEveryMode) {
+    if (to_string(m) == name) return m;
+  }
+  throw UserError(fmt::format("unknown mode '{}' (known: blocking, overlap, stale)", name));
+}
+
+void require_mode(const SyncMethod& method, SyncMode mode) {
+  if (std::find(method.modes.begin(), method.modes.end(), mode) != method.modes.end()) return;
+  std::vector<std::string> names;
+  for (SyncMode m : method.modes) names.push_back(to_string(m));
+  throw UserError(fmt::format("sync {} has no mode {} (it has: {})", method.name, to_string(mode),
+                              fmt::join(names, ", ")));
+}
+
+Aggregate parse_aggregate(const std::string& name) {
+  if (name == "mean") return Aggregate::mean;
+  if (name == "sum") return Aggregate::sum;
+  throw UserError(fmt::format("unknown aggregate '{}' (known: mean, sum)", name));
+}
+
+}  // namespace dtbench

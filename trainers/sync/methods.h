@@ -1,0 +1,106 @@
+#pragma once
+// The catalogue of gradient-synchronisation methods: what each one is, how it runs and what it
+// calls, as plain data without libtorch. The trainer's factories (grad_sync.h), the cost model,
+// predict, what-if, the CLI, bench_train, the record and the report all read it. Adding a method
+// is a row here, its strategy file with a factory in registry.cpp, and its cost rule
+// (model/cost_rules.cpp); docs/strategies.md says how.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/units.h"
+
+namespace dtbench {
+
+enum class Aggregate { mean, sum };  // sum: no division, the effective learning rate grows n-fold
+enum class SyncMode {
+  blocking,  // communicate after backward
+  overlap,   // launch from gradient hooks during backward; wait before the step
+  stale,     // apply step t-1's aggregated gradient while step t's is in flight
+};
+
+// PyTorch DDP's _DEFAULT_FIRST_BUCKET_BYTES: the first bucket (the last layers' gradients, ready
+// first in backward) is kept small so that communication starts early.
+inline constexpr int64_t kFirstBucketBytes = kMiB;
+// DDP's bucket_cap_mb: the default cap of every other bucket.
+inline constexpr double kDefaultBucketMb = 25;
+
+struct SyncOptions {
+  Aggregate aggregate = Aggregate::mean;
+  SyncMode mode = SyncMode::blocking;
+  double bucket_mb = kDefaultBucketMb;  // bucketed, c10d_ddp and the compressing strategies
+  int64_t bucket_bytes() const { return static_cast<int64_t>(bucket_mb * kMiB); }
+  // The communication-efficient strategies (docs/compression.md).
+  int powersgd_rank = 1;         // PowerSGD's matrix approximation rank r
+  int64_t powersgd_start = 10;   // plain allreduce for the iterations before this one
+  double topk_fraction = 0.01;   // top-k: the share of each bucket's elements sent
+  int64_t local_sgd_period = 8;  // local SGD: parameters averaged every H steps
+  // hierarchical: consecutive blocks of this many ranks form a host (as mpirun fills a hosts
+  // file's slots); 0: ranks whose host names are the same.
+  int ranks_per_host = 0;
+};
+
+// What the trainer measured for a strategy that plans from time: when each parameter's
+// gradient became ready in the first (untimed) iteration, in seconds from the start of backward,
+// in model order, the latest over ranks (negative: it never arrived on any rank); and, before
+// training, alone on the strategy's communicator, the cost of an allreduce of b bytes,
+// latency_s + b / bytes_per_s. Every rank holds the same Timeline.
+struct Timeline {
+  std::vector<double> ready_s;
+  double latency_s = 0;
+  double bytes_per_s = 0;
+};
+
+// How a method moves its gradients.
+enum class Engine {
+  none,        // nothing moves
+  per_tensor,  // one collective (or chain of them) per gradient tensor (per_tensor.h)
+  bucketed,    // flat buckets in reverse order, launched from gradient hooks (bucketed.h)
+  hooked,      // bucketed's buckets, each sent by a hook of its own (bucket_hook.h)
+  local,       // no gradient moves; the parameters are averaged now and then (local SGD)
+};
+
+// One bench_collectives operation a method calls for a tensor of S bytes, as its sweep is
+// labelled: allgather's sweep by the gathered n S (times_ranks).
+struct CollectiveCall {
+  std::string op;
+  bool times_ranks = false;
+};
+
+struct SyncMethod {
+  std::string name;
+  std::string description;
+  Engine engine = Engine::none;
+  // The aggregate is approximated (compression) or not formed every step (local SGD): the
+  // exactness checks do not apply, each has tests of its own.
+  bool lossy = false;
+  std::vector<SyncMode> modes;  // the modes it supports, the first being its default
+  // per tensor: the collectives that sync one tensor, whose sweeps price it; hooked and lossy:
+  // the one operation that times a whole bucket, compressing included (<name>_hook).
+  std::vector<CollectiveCall> priced_by;
+  bool in_what_if = false;   // one of the methods `dtbench predict --what-if` draws
+  std::string only_backend;  // "": any backend
+  // Waits for its last buckets inside backward (DDP's Reducer, in autograd's final callback),
+  // not in the sync phase after it.
+  bool waits_in_backward = false;
+};
+
+// Every method, in the order the CLI and the report list them.
+const std::vector<SyncMethod>& sync_methods();
+// UserError listing the known names otherwise.
+const SyncMethod& find_method(const std::string& name);
+// Whether the method runs on bucketed's engine (bucketed itself, c10d_ddp, the hooked ones),
+// its buckets overlapping backward. False for unknown names.
+bool bucketed_engine(const std::string& name);
+// The method's `lossy`; false for unknown names (a record of a method since removed).
+bool is_lossy(const std::string& name);
+// UserError unless the method has this mode: "sync bucketed has no mode stale (it has: ...)".
+void require_mode(const SyncMethod& method, SyncMode mode);
+
+std::string to_string(SyncMode mode);
+std::string to_string(Aggregate aggregate);
+// UserError for an unknown name.
+SyncMode parse_mode(const std::string& name);
+Aggregate parse_aggregate(const std::string& name);
+
+}  // namespace dtbench
