@@ -8,7 +8,8 @@ PACKAGES := build-essential cmake ccache git ca-certificates curl xz-utils \
   libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libssl-dev \
   pandoc texlive-latex-recommended texlive-fonts-recommended lmodern texlive-latex-extra \
-  gnuplot-nox poppler-utils iproute2 clang-format clang-tidy python3-torch python3-numpy
+  gnuplot-nox poppler-utils iproute2 clang-format clang-tidy python3-torch python3-numpy \
+  python3-yaml
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SOURCES = $(shell git ls-files '*.cpp' '*.h')
@@ -33,7 +34,8 @@ help:
 	@echo "make bench         run MATRIX (now: $(MATRIX)) over HOSTS (now: $(HOSTS)) into RESULTS;"
 	@echo "                   REPEAT=R: R repetitions in rounds; rerun to resume;"
 	@echo "                   BENCH_ARGS=--retry-failed, --dry-run, noise guard options"
-	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose)"
+	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose;"
+	@echo "                   REPORT_ARGS=--each-directory: each directory a system of its own)"
 	@echo "make cluster-up    the emulated 4-host cluster (root): hosts/netns-4; cluster-down, -status"
 	@echo "make format        clang-format every source file; format-check only checks"
 	@echo "make tidy          clang-tidy (.clang-tidy's checks) on every .cpp, or TIDY_FILES=...;"
@@ -43,8 +45,10 @@ setup:
 	$(SUDO) apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $(PACKAGES)
 
+# CMAKE_ARGS=-DDTBENCH_TENSORS=OFF: only the dtbench program, without libtorch (to compare results).
+CMAKE_ARGS ?=
 configure:
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -64,7 +68,7 @@ bench: build
 
 report: build
 	@test -n "$(REPORT_DIRS)" || { echo "make report: no results directory in results/: run make bench first (or REPORT_DIRS=results/reference/NAME)"; exit 2; }
-	$(BUILD_DIR)/dtbench report $(REPORT_DIRS) -o $(REPORT)
+	$(BUILD_DIR)/dtbench report $(REPORT_DIRS) -o $(REPORT) $(REPORT_ARGS)
 
 cluster-up: build
 	$(SUDO) $(BUILD_DIR)/dtbench cluster up $(CLUSTER_ARGS)

@@ -95,6 +95,9 @@ void add_report(CLI::App& app, ReportOptions& o) {
       ->required();
   report->add_option("-o,--output", o.output, "The PDF; report.md, data/ and figures/ go beside it")
       ->capture_default_str();
+  report->add_flag("--each-directory", o.each_directory,
+                   "Every directory a system of its own, even two runs of one machine (to "
+                   "compare a run with a reference made on the same kind of machine)");
 }
 
 struct PredictOptions {

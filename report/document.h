@@ -10,6 +10,7 @@ struct ReportOptions {
   std::vector<std::string> result_dirs;
   std::string output = "report/build/group.pdf";  // report.md, data/ and figures/ go beside it
   std::string report_dir;                         // the repository's report/ (template, scripts)
+  bool each_directory = false;  // every directory a system of its own (load_results)
 };
 
 // Returns the number of figures drawn. UserError when there are no results; RunError when

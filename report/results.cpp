@@ -138,6 +138,15 @@ void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
 
 }  // namespace
 
+namespace {
+// "results/a/" -> "a".
+std::string directory_name(const std::string& dir) {
+  fs::path p = fs::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().string();
+}
+}  // namespace
+
 std::string TrainRun::trace_file() const {
   if (dir.empty()) return "";
   for (const char* name : {"trace.json.gz", "trace.json"}) {
@@ -147,7 +156,7 @@ std::string TrainRun::trace_file() const {
   return "";
 }
 
-Results load_results(const std::vector<std::string>& dirs) {
+Results load_results(const std::vector<std::string>& dirs, bool each_directory) {
   Results out;
   for (const auto& d : dirs) {
     require(fs::is_directory(d), fmt::format("results directory {} does not exist", d));
@@ -173,6 +182,7 @@ Results load_results(const std::vector<std::string>& dirs) {
       continue;
     }
     std::string label = label_of(system);
+    if (each_directory) label += fmt::format(" ({})", directory_name(d));
     auto it = std::find_if(out.systems.begin(), out.systems.end(),
                            [&](const SystemResults& s) { return s.label == label; });
     if (it == out.systems.end()) {

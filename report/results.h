@@ -65,6 +65,8 @@ struct Results {
 };
 
 // UserError when a directory does not exist or none of them holds any finished experiment.
-Results load_results(const std::vector<std::string>& dirs);
+// each_directory: every directory is a system of its own (labelled with its name), even where
+// two were measured on the same machine; otherwise directories of one machine are merged.
+Results load_results(const std::vector<std::string>& dirs, bool each_directory = false);
 
 }  // namespace dtbench

@@ -611,6 +611,12 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksAreOtherSystems) {
   EXPECT_NE(two.systems[0].label, two.systems[1].label);
   EXPECT_THAT(two.systems[0].label + two.systems[1].label,
               HasSubstr("links 1gbit (host 3 at 100mbit)"));
+  // Asked to, each directory is a system of its own, named after it: a run against a reference
+  // made on the same kind of machine.
+  Results apart = load_results({root / "a", (root / "b").string() + "/"}, /*each_directory=*/true);
+  ASSERT_EQ(apart.systems.size(), 2u);
+  EXPECT_THAT(apart.systems[0].label, HasSubstr("links 1gbit (a)"));
+  EXPECT_THAT(apart.systems[1].label, HasSubstr("links 1gbit (b)"));
 }
 
 TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {

@@ -34,6 +34,13 @@ for section in "1. Iteration time per synchronisation method" "2. Where the iter
   check "section: $section" grep -q "$section" "$work/both.txt"
 done
 check "both systems described" grep -q "S2: vm" "$work/both.txt"
+check "a result built with uncommitted changes is flagged" \
+  grep -q "built with uncommitted changes" "$work/both/report.md"
+check "figure 16: each method's rank on its system" \
+  grep -q "^system,measure,mean,ratio_to_first,rank$" "$work/both/data/fig16_cross_hardware.csv"
+check "figure 16: whether the other system ranks the methods alike" \
+  grep -Eq "S2 ranks the methods (as S1 does|differently from S1)|rankings are not compared" \
+  "$work/both/report.md"
 check "every section measured but the overlap engines, compression and the model (not in smoke)" \
   test "$(grep -c "Not measured" "$work/both.txt")" -eq 4 -a \
        "$(grep -A8 "15. Overlap engines" "$work/both.txt" | grep -c "Not measured")" -eq 1

@@ -2,16 +2,64 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "report/figures/common.h"
 #include "train/stats.h"
 
 namespace dtbench::report {
+namespace {
+
+// Whether S1 and another system rank the methods alike: of the pairs of methods both ran whose
+// order stands out of the noise on both (the intervals do not overlap), how many keep it, and
+// which swap.
+std::string ranking_agreement(const std::map<std::string, Repeated>& reference,
+                              const std::map<std::string, Repeated>& other,
+                              const std::string& name) {
+  int pairs = 0, within_noise = 0;
+  std::vector<std::string> swapped;
+  for (auto a = reference.begin(); a != reference.end(); ++a) {
+    for (auto b = std::next(a); b != reference.end(); ++b) {
+      const auto oa = other.find(a->first), ob = other.find(b->first);
+      if (oa == other.end() || ob == other.end()) continue;
+      if (!stands_out(a->second, b->second) || !stands_out(oa->second, ob->second)) {
+        ++within_noise;
+        continue;
+      }
+      ++pairs;
+      const bool before = a->second.median_s < b->second.median_s;
+      if (before != (oa->second.median_s < ob->second.median_s)) {
+        swapped.push_back(fmt::format("{} and {}", a->first, b->first));
+      }
+    }
+  }
+  if (pairs == 0) {
+    return fmt::format(
+        "No pair of methods is ordered out of the noise on both S1 and {} ({} pairs within "
+        "it): their rankings are not compared.",
+        name, within_noise);
+  }
+  if (swapped.empty()) {
+    return fmt::format(
+        "{} ranks the methods as S1 does: all {} pairs ordered out of the noise on both keep "
+        "their order ({} pairs within the noise on one or both).",
+        name, pairs, within_noise);
+  }
+  return fmt::format(
+      "{} ranks the methods differently from S1: of {} pairs ordered out of the noise on both, "
+      "{} swap ({}); {} pairs are within the noise on one or both.",
+      name, pairs, swapped.size(), fmt::join(swapped, "; "), within_noise);
+}
+
+}  // namespace
 
 FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>& all) {
   FigureData f;
-  f.table.columns = {"system", "measure", "mean", "ratio_to_first"};
+  f.table.columns = {"system", "measure", "mean", "ratio_to_first", "rank"};
   Table plot;
   plot.columns = {"label", "index", "system", "mean_s"};
   std::vector<const SystemResults*> with_data;
@@ -21,16 +69,29 @@ FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>
   if (with_data.size() < 2) return f;
   std::map<std::string, double> first;
   std::vector<std::string> methods, systems;
+  // Per system, each measure's time over its repetitions, for the ranking (stands_out).
+  std::vector<std::map<std::string, Repeated>> times(with_data.size());
   for (size_t k = 0; k < with_data.size(); ++k) {
     std::string model;
     systems.push_back(fmt::format("S{}", k + 1));
-    for (const TrainRun* r : runs_of(*with_data[k], "sync_methods", &model)) {
+    const auto runs = runs_of(*with_data[k], "sync_methods", &model);
+    std::vector<std::pair<double, std::string>> order;
+    for (const TrainRun* r : runs) {
+      const std::string measure = fmt::format("{} {} s/iter", model, method_label(*r));
+      times[k][measure] = repeated_time(*with_data[k], *r);
+      order.emplace_back(summarize(timed(*r)).mean, measure);
+    }
+    std::sort(order.begin(), order.end());
+    for (const TrainRun* r : runs) {
       std::string measure = fmt::format("{} {} s/iter", model, method_label(*r));
       double mean = summarize(timed(*r)).mean;
       if (k == 0) first[measure] = mean;
+      const auto at_rank = std::find_if(order.begin(), order.end(),
+                                        [&](const auto& o) { return o.second == measure; });
       f.table.rows.push_back(
           {systems.back(), measure, mean,
-           first.count(measure) ? nlohmann::json(mean / first[measure]) : nlohmann::json("")});
+           first.count(measure) ? nlohmann::json(mean / first[measure]) : nlohmann::json(""),
+           static_cast<int64_t>(at_rank - order.begin()) + 1});
       if (std::find(methods.begin(), methods.end(), measure) == methods.end())
         methods.push_back(measure);
       auto at = std::find(methods.begin(), methods.end(), measure) - methods.begin();
@@ -54,6 +115,9 @@ FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>
         fmt::format("Against S1, the other system's iteration times were {}x to "
                     "{}x (median {}x) over {} common measurements.",
                     short_number(r.min), short_number(r.max), short_number(r.median), r.n));
+  }
+  for (size_t k = 1; k < times.size(); ++k) {
+    f.sentences.push_back(ranking_agreement(times[0], times[k], systems[k]));
   }
   return f;
 }
