@@ -52,7 +52,8 @@ TEST(Cli, HelpListsEveryOptionWithItsDefault) {
   }
 }
 
-// The strategies and their default modes come from the registry, not a hand-written list.
+// The strategies and their default modes come from the catalogue of methods, not a hand-written
+// list.
 TEST(Cli, HelpNamesEveryStrategyAndItsDefaultMode) {
   Outcome o = run_train("--help");
   std::string help = o.out;

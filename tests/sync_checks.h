@@ -38,8 +38,8 @@ bool step_with(GradSync& sync, std::vector<at::Tensor>& params,
 // The gradient rank r produces for tensor i at step s: values in [-1, 1).
 at::Tensor seeded_gradient(int r, int s, size_t i, const std::vector<int64_t>& shape);
 
-// Every (strategy, mode) pair the registry offers that forms the exact aggregate: "none" and the
-// lossy strategies (compression, local SGD) excluded.
+// Every (strategy, mode) pair the catalogue of methods offers that forms the exact aggregate:
+// "none" and the lossy strategies (compression, local SGD) excluded.
 std::vector<std::pair<std::string, SyncMode>> all_strategy_modes();
 
 // Every operation of the Communicator on every type it carries (kCarriedTypes): results,

@@ -31,7 +31,8 @@ std::string default_out(const TrainConfig& c) {
                      fmt::gmtime(std::time(nullptr)));
 }
 
-// The strategies of the registry, in its order, joined by sep: the help never lists them by hand.
+// The methods of the catalogue (sync/methods.h), in its order, joined by sep: the help never lists
+// them by hand.
 std::string strategy_names(const char* sep) {
   std::vector<std::string> names;
   for (const auto& spec : sync_methods()) names.push_back(spec.name);
