@@ -21,6 +21,7 @@
 #include "common/error.h"
 #include "common/host.h"
 #include "common/ports.h"
+#include "common/slurm.h"
 
 namespace dtbench {
 
@@ -107,9 +108,11 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
 
 }  // namespace
 
-std::unique_ptr<Communicator> connect(const LaunchOptions& o) {
+namespace {
+
+std::unique_ptr<Communicator> connect_backend(const LaunchOptions& o) {
   std::string backend = o.backend;
-  if (backend == "auto") backend = launched_by_mpirun() ? "mpi" : "self";
+  if (backend == "auto") backend = launcher() != "none" ? "mpi" : "self";
   if (backend == "mpi") return make_mpi_communicator();
   if (backend == "gloo") return connect_gloo(o);
   if (backend == "self") {
@@ -120,6 +123,14 @@ std::unique_ptr<Communicator> connect(const LaunchOptions& o) {
   std::vector<std::string> known = {"auto"};
   for (const auto& b : backend_registry()) known.push_back(b.name);
   throw UserError(fmt::format("unknown backend '{}' (known: {})", backend, fmt::join(known, ", ")));
+}
+
+}  // namespace
+
+std::unique_ptr<Communicator> connect(const LaunchOptions& o) {
+  std::unique_ptr<Communicator> comm = connect_backend(o);
+  require_one_world(comm->size());  // srun's tasks started as singletons would train apart
+  return comm;
 }
 
 }  // namespace dtbench

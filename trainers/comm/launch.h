@@ -10,7 +10,7 @@ namespace dtbench {
 
 // How this process joins its world.
 struct LaunchOptions {
-  std::string backend = "auto";  // auto: mpi under mpirun, else self
+  std::string backend = "auto";  // auto: mpi under mpirun or srun --mpi=pmix, else self
   std::string master;            // gloo rendezvous "host:port"; empty: found through mpirun
   int world_size = 0;            // gloo without mpirun: required with master
   int rank = -1;

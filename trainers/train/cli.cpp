@@ -55,7 +55,7 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
                              "ranks, none alone)",
                              strategy_names(" | ")));
   app.add_option("--backend", c.backend,
-                 "Communication: auto (mpi under mpirun) | mpi | gloo | self")
+                 "Communication: auto (mpi under mpirun or srun --mpi=pmix) | mpi | gloo | self")
       ->capture_default_str();
   app.add_option("--aggregate", c.aggregate, "mean | sum (sum: the step grows n-fold)")
       ->capture_default_str();

@@ -11,6 +11,7 @@
 #include "common/allocator.h"
 #include "common/files.h"
 #include "common/git_commit.h"
+#include "common/slurm.h"
 
 namespace dtbench {
 namespace {
@@ -85,6 +86,8 @@ nlohmann::json describe_system(const std::vector<std::string>& dataset_files) {
       {"libtorch", DTBENCH_TORCH_VERSION},
       {"git_commit", git_commit()},
       {"git_dirty", is_dirty_commit(git_commit())},
+      {"launcher", launcher()},
+      {"slurm", slurm_record()},
       {"malloc", allocator_settings()},
       {"mpi", mpi_settings()},
       {"datasets", datasets},

@@ -1,0 +1,103 @@
+// What dtbench reads of Slurm's environment (common/slurm.h): the job recorded, the launcher
+// told apart, and srun's tasks started as singletons refused. Slurm's variables are set here as
+// sbatch, salloc and srun set them; no Slurm runs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "common/error.h"
+#include "common/slurm.h"
+#include "train/system_info.h"
+
+namespace dtbench {
+namespace {
+
+using testing::HasSubstr;
+
+// Sets the variables for the test's lifetime; every variable the code reads starts unset.
+class Environment {
+ public:
+  explicit Environment(const std::map<std::string, std::string>& values) {
+    for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_NTASKS",
+                             "SLURM_STEP_NUM_TASKS", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE"}) {
+      const char* old = std::getenv(name);
+      if (old != nullptr) saved_[name] = old;
+      unsetenv(name);
+    }
+    for (const auto& [name, value] : values) setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~Environment() {
+    for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_NTASKS",
+                             "SLURM_STEP_NUM_TASKS", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE"}) {
+      unsetenv(name);
+    }
+    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+  }
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+
+ private:
+  std::map<std::string, std::string> saved_;
+};
+
+std::string error_of(int world_size) {
+  try {
+    require_one_world(world_size);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Slurm, OutsideAnAllocationNothingIsRecordedOrChecked) {
+  Environment none({});
+  EXPECT_FALSE(slurm_job().has_value());
+  EXPECT_EQ(launcher(), "none");
+  EXPECT_TRUE(slurm_record().is_null());
+  EXPECT_EQ(error_of(1), "");
+}
+
+TEST(Slurm, TheJobIsRecordedInTheSystemDescription) {
+  Environment job(
+      {{"SLURM_JOB_ID", "4242"}, {"SLURM_JOB_NODELIST", "dtb-n[0-3]"}, {"SLURM_NTASKS", "4"}});
+  const nlohmann::json system = describe_system({});
+  EXPECT_EQ(system["slurm"]["job_id"], "4242");
+  EXPECT_EQ(system["slurm"]["nodelist"], "dtb-n[0-3]");
+  EXPECT_EQ(system["slurm"]["ntasks"], 4);
+  EXPECT_EQ(system["launcher"], "none");
+}
+
+TEST(Slurm, SrunTasksStartedAsSingletonsAreRefusedWithTheFix) {
+  Environment step({{"SLURM_JOB_ID", "7"}, {"SLURM_NTASKS", "4"}, {"SLURM_STEP_NUM_TASKS", "4"}});
+  EXPECT_EQ(launcher(), "none");  // no PMIx: --backend auto would pick self
+  const std::string error = error_of(1);
+  EXPECT_THAT(error, HasSubstr("srun started 4 tasks, but this one is in a world of 1 rank(s)"));
+  EXPECT_THAT(error, HasSubstr("srun --mpi=pmix"));
+}
+
+TEST(Slurm, SrunWithPmixIsAWorldOfItsTasks) {
+  Environment step({{"SLURM_JOB_ID", "7"},
+                    {"SLURM_NTASKS", "4"},
+                    {"SLURM_STEP_NUM_TASKS", "4"},
+                    {"PMIX_RANK", "2"}});
+  EXPECT_EQ(launcher(), "srun");
+  EXPECT_EQ(error_of(4), "");
+  EXPECT_THAT(error_of(2), HasSubstr("srun started 4 tasks"));
+  EXPECT_EQ(describe_system({})["slurm"]["step_tasks"], 4);
+}
+
+TEST(Slurm, MpirunInsideAnAllocationIsNotChecked) {
+  // mpirun starts its daemons as an srun step of one task per node; the ranks inherit it.
+  Environment inside({{"SLURM_JOB_ID", "7"},
+                      {"SLURM_NTASKS", "4"},
+                      {"SLURM_STEP_NUM_TASKS", "2"},
+                      {"OMPI_COMM_WORLD_SIZE", "4"}});
+  EXPECT_EQ(launcher(), "mpirun");
+  EXPECT_EQ(error_of(4), "");
+}
+
+}  // namespace
+}  // namespace dtbench
