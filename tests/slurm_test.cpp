@@ -17,12 +17,16 @@ namespace {
 
 using testing::HasSubstr;
 
+// Every variable the code reads.
+constexpr const char* kRead[] = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST",
+                                 "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS",
+                                 "PMIX_RANK",    "OMPI_COMM_WORLD_SIZE"};
+
 // Sets the variables for the test's lifetime; every variable the code reads starts unset.
 class Environment {
  public:
   explicit Environment(const std::map<std::string, std::string>& values) {
-    for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_NTASKS",
-                             "SLURM_STEP_NUM_TASKS", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE"}) {
+    for (const char* name : kRead) {
       const char* old = std::getenv(name);
       if (old != nullptr) saved_[name] = old;
       unsetenv(name);
@@ -30,10 +34,7 @@ class Environment {
     for (const auto& [name, value] : values) setenv(name.c_str(), value.c_str(), 1);
   }
   ~Environment() {
-    for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_NTASKS",
-                             "SLURM_STEP_NUM_TASKS", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE"}) {
-      unsetenv(name);
-    }
+    for (const char* name : kRead) unsetenv(name);
     for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
   }
   Environment(const Environment&) = delete;

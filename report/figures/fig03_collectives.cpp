@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/network_spec.h"
+#include "common/text.h"
 #include "report/figures/common.h"
 #include "train/stats.h"
 
@@ -45,7 +46,7 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
   std::vector<CollectiveRun> rows;
   bool hooks = false;
   for (const auto& r : s.collectives) {
-    const bool hook = r.op.size() > 5 && r.op.compare(r.op.size() - 5, 5, "_hook") == 0;
+    const bool hook = ends_with(r.op, "_hook");
     hooks = hooks || hook;
     if (r.ranks == ranks && !hook) rows.push_back(r);
   }

@@ -11,6 +11,7 @@
 
 #include "comm/mpi_check.h"
 #include "comm/mpi_progress.h"
+#include "common/slurm.h"
 
 namespace dtbench {
 namespace {
@@ -169,7 +170,7 @@ class MpiCommunicator : public Communicator {
 }  // namespace
 
 bool launched_by_mpirun() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  return launcher() == "mpirun";
 }
 
 const char* thread_level_name(int level) {

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace dtbench {
 
@@ -40,8 +41,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
   std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  const std::string gz = ".gz";
-  if (path.size() > gz.size() && path.compare(path.size() - gz.size(), gz.size(), gz) == 0) {
+  if (ends_with(path, ".gz")) {
     gzFile file = gzopen(tmp.c_str(), "wb6");
     require(file != nullptr, fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
     const bool written =

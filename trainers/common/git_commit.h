@@ -1,6 +1,8 @@
 #pragma once
 #include <string>
 
+#include "common/text.h"
+
 namespace dtbench {
 
 // The commit this binary was built from ("<sha>[-dirty]" or "unknown"); generated at build time.
@@ -9,9 +11,7 @@ const char* git_commit();
 // Whether a recorded commit names a build with uncommitted changes ("<sha>-dirty"): the code
 // that made its results is not in git.
 inline bool is_dirty_commit(const std::string& commit) {
-  const std::string suffix = "-dirty";
-  return commit.size() > suffix.size() &&
-         commit.compare(commit.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return ends_with(commit, "-dirty");
 }
 
 }  // namespace dtbench
