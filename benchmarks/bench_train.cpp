@@ -133,21 +133,21 @@ std::vector<TrainConfig> configurations(const std::string& backend) {
       for (SyncMode mode : spec.modes) {
         TrainConfig c = base;
         c.sync = spec.name;
-        c.mode = to_string(mode);
+        c.sync_options.mode = mode;
         all.push_back(c);
       }
     }
     for (double mb : {1.0, 5.0, 10.0, 50.0}) {
       TrainConfig c = base;
       c.sync = "bucketed";
-      c.mode = "overlap";
-      c.bucket_mb = mb;
+      c.sync_options.mode = SyncMode::overlap;
+      c.sync_options.bucket_mb = mb;
       all.push_back(c);
     }
     TrainConfig sum = base;
     sum.sync = "allreduce";
-    sum.mode = "blocking";
-    sum.aggregate = "sum";
+    sum.sync_options.mode = SyncMode::blocking;
+    sum.sync_options.aggregate = Aggregate::sum;
     all.push_back(sum);
   }
   return all;
@@ -165,10 +165,10 @@ bool selected(const std::string& name, const std::string& filter) {
 // error before anything runs (rather than mid-way through the benchmark output).
 void register_all(World& w, const Options& options, const std::string& filter) {
   for (const TrainConfig& c : configurations(w.comm->backend())) {
-    auto name =
-        fmt::format("{}/sync:{}/mode:{}/batch:{}/bucket_mb:{}/aggregate:{}/backend:{}/ranks:{}",
-                    c.model, c.sync, c.mode, c.global_batch, c.bucket_mb, c.aggregate,
-                    w.comm->backend(), w.comm->size());
+    auto name = fmt::format(
+        "{}/sync:{}/mode:{}/batch:{}/bucket_mb:{}/aggregate:{}/backend:{}/ranks:{}", c.model,
+        c.sync, to_string(c.sync_options.mode), c.global_batch, c.sync_options.bucket_mb,
+        to_string(c.sync_options.aggregate), w.comm->backend(), w.comm->size());
     if (!selected(name, filter)) continue;
     data_for(c.dataset, options);
     benchmark::RegisterBenchmark(

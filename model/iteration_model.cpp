@@ -191,7 +191,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     return p;
   }
   std::vector<Bucket> buckets = buckets_of(compute, method, cost, link);
-  if (method.mode == "overlap") {
+  if (method.mode == SyncMode::overlap) {
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
     // ready times), then the buckets go out on the stretched schedule.
     const double stolen = overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu);
@@ -212,11 +212,11 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     if (method.comm_cpu.machine_cpu_s) cpu += machine_cpu_of(b, method.comm_cpu);
   }
   // stale: the sums travel during the next iteration's compute, taking their CPU from it.
-  if (method.mode == "stale") p.backward_s += cpu / method.comm_cpu.cores;
+  if (method.mode == SyncMode::stale) p.backward_s += cpu / method.comm_cpu.cores;
   // stale: step t's sums have the whole of step t+1 to finish, queued as backward t ends.
-  const double hidden = method.mode == "stale" ? p.total_s() : 0;
+  const double hidden = method.mode == SyncMode::stale ? p.total_s() : 0;
   p.sync_s = std::max(0.0, all - hidden);
-  if (method.mode == "blocking" && method.sync != "none") p.sync_s += compute.straggler_s;
+  if (method.mode == SyncMode::blocking && method.sync != "none") p.sync_s += compute.straggler_s;
   return p;
 }
 

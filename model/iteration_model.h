@@ -67,7 +67,7 @@ struct MeasuredHook {
 // for the bucketed engines their buckets in launch order (bytes; the record's bucket_bytes).
 struct Method {
   std::string sync;
-  std::string mode = "blocking";
+  SyncMode mode = SyncMode::blocking;
   int ranks = 1;
   double bucket_cap_bytes = kDefaultBucketMb * kMiB;  // c10d_ddp's buckets are planned from it
   std::vector<double> bucket_bytes;

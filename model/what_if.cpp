@@ -42,7 +42,7 @@ std::vector<ScalingPoint> what_if(const Scenario& s) {
         // bucketed: DDP's plan from the cap (no measured plan exists for a cluster not run).
         // The lossy methods: bucketed's engine with their defaults (docs/compression.md).
         Method m{bucketed ? "c10d_ddp" : method,
-                 per_tensor ? "blocking" : "overlap",
+                 per_tensor ? SyncMode::blocking : SyncMode::overlap,
                  n,
                  s.bucket_cap_bytes,
                  {},

@@ -177,8 +177,8 @@ HookEstimate hook_for(const SystemResults& s, const TrainRun& run) {
   const SyncOptions swept;
   const SyncMethod& method = find_method(c.sync);
   if (method.engine != Engine::hooked || !method.lossy || method.priced_by.empty()) return {};
-  if (!run.bottleneck_rate.empty() || c.topk_fraction != swept.topk_fraction ||
-      c.powersgd_rank != swept.powersgd_rank) {
+  if (!run.bottleneck_rate.empty() || c.sync_options.topk_fraction != swept.topk_fraction ||
+      c.sync_options.powersgd_rank != swept.powersgd_rank) {
     return {};
   }
   const std::string& op = method.priced_by.front().op;
@@ -235,7 +235,8 @@ int ranks_per_host(const TrainRun& run) {
 HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
   const TrainConfig& c = run.record.config;
   HostLevels h;
-  h.per_host = c.ranks_per_host > 0 ? c.ranks_per_host : ranks_per_host(run);
+  const int given = c.sync_options.ranks_per_host;
+  h.per_host = given > 0 ? given : ranks_per_host(run);
   if (h.per_host < 1) {
     h.missing = "its ranks' hosts are not recorded or do not carry equally many ranks";
     return h;
@@ -278,8 +279,8 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   int runs = 0;
   for (const auto& other : s.runs) {
     const TrainConfig& c = other.record.config;
-    if (other.kind != "train" || c.mode != "blocking" || is_lossy(c.sync) || c.slow_rank >= 0 ||
-        !other.bottleneck_rate.empty() || c.model != r.record.config.model ||
+    if (other.kind != "train" || c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync) ||
+        c.slow_rank >= 0 || !other.bottleneck_rate.empty() || c.model != r.record.config.model ||
         c.global_batch != r.record.config.global_batch ||
         c.world_size != r.record.config.world_size) {
       continue;
@@ -328,12 +329,13 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
 model::Compression compression_of(const TrainRun& run) {
   const TrainConfig& c = run.record.config;
   model::Compression out;
-  out.topk_fraction = c.topk_fraction;
-  out.powersgd_rank = c.powersgd_rank;
-  out.local_sgd_period = static_cast<int>(c.local_sgd_period);
+  const SyncOptions& o = c.sync_options;
+  out.topk_fraction = o.topk_fraction;
+  out.powersgd_rank = o.powersgd_rank;
+  out.local_sgd_period = static_cast<int>(o.local_sgd_period);
   const double timed = static_cast<double>(report::timed(run).size());
   if (timed > 0) {
-    const double before = static_cast<double>(c.powersgd_start - kTimedFirst);
+    const double before = static_cast<double>(o.powersgd_start - kTimedFirst);
     out.powersgd_uncompressed_share = std::clamp(before, 0.0, timed) / timed;
   }
   for (const auto& p : model::builtin_parameters(c.model)) out.shapes.push_back(p.shape);
@@ -344,7 +346,8 @@ MeasuredCompute measured_compute(const SystemResults& s, const std::string& mode
   const TrainRun* like = nullptr;
   for (const auto& r : s.runs) {
     const TrainConfig& c = r.record.config;
-    if (r.kind != "train" || c.mode != "blocking" || c.model != model) continue;
+    if (r.kind != "train" || c.sync_options.mode != SyncMode::blocking || c.model != model)
+      continue;
     if (like == nullptr || c.world_size > like->record.config.world_size ||
         (c.world_size == like->record.config.world_size &&
          c.global_batch > like->record.config.global_batch)) {

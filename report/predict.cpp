@@ -96,7 +96,8 @@ Prediction predict_system(const SystemResults& s) {
     }
     note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
                      link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
-    model::Method method{c.sync, c.mode, c.world_size, c.bucket_mb * kMiB, {}, {}, {}, {}, {}, {}};
+    const SyncOptions& o = c.sync_options;
+    model::Method method{c.sync, o.mode, c.world_size, o.bucket_mb * kMiB, {}, {}, {}, {}, {}, {}};
     method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
     const Engine engine = find_method(c.sync).engine;
     const bool sends_less = is_lossy(c.sync);
@@ -113,7 +114,7 @@ Prediction predict_system(const SystemResults& s) {
             c.sync));
       }
     }
-    if (c.mode != "blocking") {
+    if (o.mode != SyncMode::blocking) {
       CpuEstimate cpu = comm_cpu_for(s, run);
       method.comm_cpu = cpu.cpu;
       note(cpu.source);
@@ -144,7 +145,7 @@ Prediction predict_system(const SystemResults& s) {
                             : "what it sends; the CPU time of compressing not modelled";
     }
     if (engine == Engine::bucketed) {
-      row.label += fmt::format(" {} MB", c.bucket_mb);
+      row.label += fmt::format(" {} MB", o.bucket_mb);
       row.best_s =
           model::best_iteration_s(profile.profile, c.world_size, link.link, method.comm_cpu);
       row.best_without_cpu_s = model::best_iteration_s(profile.profile, c.world_size, link.link);

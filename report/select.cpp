@@ -112,8 +112,8 @@ std::string param(const TrainRun& r, const std::string& key) {
   const TrainConfig& c = r.record.config;
   if (key == "sync") return c.sync;
   if (key == "backend") return c.backend;
-  if (key == "mode") return c.mode.empty() ? default_mode(c.sync) : c.mode;
-  if (key == "aggregate") return c.aggregate;
+  if (key == "mode") return to_string(c.sync_options.mode);
+  if (key == "aggregate") return to_string(c.sync_options.aggregate);
   if (r.params.contains(key)) {
     const auto& v = r.params[key];
     return v.is_string() ? v.get<std::string>() : v.dump();

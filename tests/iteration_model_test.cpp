@@ -25,7 +25,7 @@ ComputeProfile three_tensors() {
 TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   const ComputeProfile c = three_tensors();
   for (const char* sync : {"gather_scatter", "allreduce", "ring_reduce", "allgather"}) {
-    Phases p = predict(c, {sync, "blocking", 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
+    Phases p = predict(c, {sync, SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
     double sum = 0;
     for (double bytes : c.tensor_bytes) sum += tensor_sync_s(sync, 4, bytes, kLink);
     EXPECT_DOUBLE_EQ(p.sync_s, sum) << sync;
@@ -36,38 +36,40 @@ TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   EXPECT_NEAR(tensor_sync_s("gather_scatter", 4, 1e6, kLink), 2e-4 + 6e6 / 1e8, 1e-12);
   // reduce then broadcast as binomial trees: 2 ceil(log2 n) (a + S/B).
   EXPECT_NEAR(tensor_sync_s("reduce_broadcast", 5, 1e6, kLink), 6 * (1e-4 + 0.01), 1e-12);
-  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
   EXPECT_DOUBLE_EQ(
-      predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
+      predict(c, {"none", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(
+      predict(c, {"allreduce", SyncMode::blocking, 1, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
 }
 
 TEST(IterationModel, OverlapLeavesWhatTheLinkHasNotSentWhenBackwardEnds) {
   const ComputeProfile c = three_tensors();
-  Phases p = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
+  Phases p = predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
   // By hand: 3 MB ready at 0.2 s takes 6a + 1.5 x 3 MB / B = 0.0456 s; 2 MB at 0.5 s, 0.0306 s;
   // 1 MB at 1.0 s, 0.0156 s: only the last is exposed.
   EXPECT_NEAR(p.sync_s, 6e-4 + 1.5e6 / 1e8, 1e-12);
   // A slow link: the buckets queue up and everything after backward's end shows.
   const Link slow{0, 1e6};
-  Phases q = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}, {}, {}}, slow);
+  Phases q = predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, slow);
   EXPECT_NEAR(q.sync_s, 0.2 + 1.5 * 6e6 / 1e6 - 1.0, 1e-9);
 }
 
 TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradient) {
   const ComputeProfile c = three_tensors();
-  auto buckets = buckets_of(c, {"bucketed", "overlap", 4, 0, {5e6, 1e6}, {}, {}, {}, {}, {}});
+  auto buckets =
+      buckets_of(c, {"bucketed", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, {}, {}, {}, {}});
   ASSERT_EQ(buckets.size(), 2u);
   EXPECT_DOUBLE_EQ(buckets[0].bytes, 5e6);  // parameters 2 and 1
   EXPECT_DOUBLE_EQ(buckets[0].ready_s, 0.5);
   EXPECT_DOUBLE_EQ(buckets[1].bytes, 1e6);
   EXPECT_DOUBLE_EQ(buckets[1].ready_s, 1.0);
   // Without recorded buckets (c10d_ddp), DDP's plan: the first closes at 1 MiB, then the cap.
-  auto ddp = buckets_of(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}, {}, {}});
+  auto ddp = buckets_of(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}});
   ASSERT_EQ(ddp.size(), 2u);
   EXPECT_DOUBLE_EQ(ddp[0].bytes, 3e6);
   EXPECT_DOUBLE_EQ(ddp[1].bytes, 3e6);
   // DDP's Reducer waits inside backward.
-  Phases p = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
+  Phases p = predict(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
   EXPECT_DOUBLE_EQ(p.sync_s, 0);
   EXPECT_GT(p.backward_s, c.backward_s);
 }
@@ -77,8 +79,9 @@ TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradien
 TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
   const ComputeProfile c = three_tensors();
   const Link slow{0, 1e7};
-  Method m{"allreduce", "overlap", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2},
-           {},          {},        {}};
+  Method m{
+      "allreduce", SyncMode::overlap, 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}, {}, {},
+      {}};
   auto cost = [&](double b) { return tensor_sync_s("allreduce", 4, b, slow); };
   // By hand: 3 MB ready at 0.2 s runs 0.45 s, to 0.65 s, before backward ends (0.3 s of CPU);
   // 2 MB from 0.65 s to 0.95 s (0.2 s); 1 MB from 1.0 s, after backward: none. On 2 cores:
@@ -94,7 +97,9 @@ TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
   // Without the CPU term, or blocking (nothing overlaps compute): backward as measured.
   m.comm_cpu = {};
   EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
-  m = {"allreduce", "blocking", 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}, {}, {}, {}};
+  m = {
+      "allreduce", SyncMode::blocking, 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}, {}, {},
+      {}};
   EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
 }
 
@@ -102,31 +107,37 @@ TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
 TEST(IterationModel, TheSlowestRanksLagIsWaitedFor) {
   ComputeProfile c = three_tensors();
   const Phases blocking =
-      predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
-  const Phases overlap = predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
-  const Phases ddp = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
+      predict(c, {"allreduce", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
+  const Phases overlap =
+      predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
+  const Phases ddp =
+      predict(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
   const double best = best_iteration_s(c, 4, kLink);
   c.straggler_s = 0.1;
-  EXPECT_NEAR(predict(c, {"allreduce", "blocking", 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s,
-              blocking.sync_s + 0.1, 1e-12);
-  EXPECT_NEAR(predict(c, {"allreduce", "overlap", 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s,
-              overlap.sync_s + 0.1, 1e-12);
-  const Phases ddp_lag = predict(c, {"c10d_ddp", "overlap", 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
+  EXPECT_NEAR(
+      predict(c, {"allreduce", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s,
+      blocking.sync_s + 0.1, 1e-12);
+  EXPECT_NEAR(
+      predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s,
+      overlap.sync_s + 0.1, 1e-12);
+  const Phases ddp_lag =
+      predict(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
   EXPECT_NEAR(ddp_lag.backward_s, ddp.backward_s + 0.1, 1e-12);  // the Reducer waits there
   EXPECT_DOUBLE_EQ(ddp_lag.sync_s, 0);
   EXPECT_NEAR(best_iteration_s(c, 4, kLink), best + 0.1, 1e-12);  // no plan avoids it
   // Nothing to wait for: no synchronisation, or one rank.
-  EXPECT_DOUBLE_EQ(predict(c, {"none", "blocking", 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
   EXPECT_DOUBLE_EQ(
-      predict(c, {"allreduce", "blocking", 1, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
+      predict(c, {"none", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(
+      predict(c, {"allreduce", SyncMode::blocking, 1, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
 }
 
 TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
   const ComputeProfile c = three_tensors();
-  EXPECT_DOUBLE_EQ(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s,
-                   0);
+  EXPECT_DOUBLE_EQ(
+      predict(c, {"allreduce", SyncMode::stale, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
   const Link slow{0, 1e6};  // 9 s of sums against 1.36 s of compute
-  EXPECT_NEAR(predict(c, {"allreduce", "stale", 4, 0, {}, {}, {}, {}, {}, {}}, slow).sync_s,
+  EXPECT_NEAR(predict(c, {"allreduce", SyncMode::stale, 4, 0, {}, {}, {}, {}, {}, {}}, slow).sync_s,
               9.0 - 1.36, 1e-9);
 }
 
@@ -137,8 +148,9 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
   // Every way to cut three tensors into buckets, in order, is at or above it.
   for (const std::vector<double>& plan :
        std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
-    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, {}, {}, {}, {}}, slow).total_s(),
-              best - 1e-12);
+    EXPECT_GE(
+        predict(c, {"bucketed", SyncMode::overlap, 4, 0, plan, {}, {}, {}, {}, {}}, slow).total_s(),
+        best - 1e-12);
   }
   // Here the bound is the last gradient's 1 MB after backward, or all 6 MB after 0.2 s.
   const double last = ring_allreduce_s(4, 1e6, slow);
@@ -160,13 +172,15 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIterationWithCommunicationsCpu) {
   EXPECT_NEAR(best_iteration_s(c, 4, slow), 1.36 + 0.15, 1e-9);
   for (const std::vector<double>& plan :
        std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
-    EXPECT_GE(predict(c, {"bucketed", "overlap", 4, 0, plan, {}, cpu, {}, {}, {}}, slow).total_s(),
+    EXPECT_GE(predict(c, {"bucketed", SyncMode::overlap, 4, 0, plan, {}, cpu, {}, {}, {}}, slow)
+                  .total_s(),
               best - 1e-9);
   }
   // One bucket per tensor reaches it (backward 1.25 s, the last 0.15 s exposed).
-  EXPECT_NEAR(predict(c, {"bucketed", "overlap", 4, 0, {3e6, 2e6, 1e6}, {}, cpu, {}, {}, {}}, slow)
-                  .total_s(),
-              best, 1e-9);
+  EXPECT_NEAR(
+      predict(c, {"bucketed", SyncMode::overlap, 4, 0, {3e6, 2e6, 1e6}, {}, cpu, {}, {}, {}}, slow)
+          .total_s(),
+      best, 1e-9);
   // CPU dearer than the link (0.5 us a byte against 0.15): best to send it all after backward.
   const CommCpu dear{[](double b) { return b * 1e-6; }, 2};
   EXPECT_NEAR(best_iteration_s(c, 4, slow, dear), 1.36 + 0.9, 1e-9);
@@ -174,9 +188,9 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIterationWithCommunicationsCpu) {
 
 TEST(IterationModel, UnknownMethodsAreNotModelled) {
   EXPECT_FALSE(modelled("carrier_pigeon"));
-  EXPECT_THROW(
-      predict(three_tensors(), {"carrier_pigeon", "overlap", 4, 0, {}, {}, {}, {}, {}, {}}, kLink),
-      std::invalid_argument);
+  EXPECT_THROW(predict(three_tensors(),
+                       {"carrier_pigeon", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink),
+               std::invalid_argument);
 }
 
 // hierarchical: each bucket reduced within its host, allreduced among the hosts' first ranks,
@@ -186,27 +200,31 @@ TEST(IterationModel, UnknownMethodsAreNotModelled) {
 TEST(IterationModel, HierarchicalSendsEachBucketInTwoLevels) {
   const ComputeProfile c = three_tensors();
   const Link inside{1e-5, 1e9};  // 10 us, 1 GB/s
-  Method m{"hierarchical", "blocking", 4, 0, {6e6}, {}, {}, {}, {2, inside}, {}};
+  Method m{"hierarchical", SyncMode::blocking, 4, 0, {6e6}, {}, {}, {}, {2, inside}, {}};
   const double by_hand = 2 * (1e-5 + 6e6 / 1e9) + 2 * (1e-4 + 3e6 / 1e8);
   EXPECT_NEAR(predict(c, m, kLink).sync_s, by_hand, 1e-12);
   // One rank per host: only the ring among all 4, as bucketed's.
   m.placement = {1, inside};
-  Method flat{"bucketed", "blocking", 4, 0, {6e6}, {}, {}, {}, {}, {}};
+  Method flat{"bucketed", SyncMode::blocking, 4, 0, {6e6}, {}, {}, {}, {}, {}};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, predict(c, flat, kLink).sync_s, 1e-12);
   // Every rank on one host: the reduce and broadcast alone, a chain of 3 steps each way.
   m.placement = {4, inside};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 6 * (1e-5 + 6e6 / 1e9), 1e-12);
   // Overlapped with backward on its buckets: the last one (1 MB, ready at 1.0 s) is exposed.
-  m = {"hierarchical", "overlap", 4, 0, {5e6, 1e6}, {}, {}, {}, {2, inside}, {}};
+  m = {"hierarchical", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, {}, {}, {2, inside}, {}};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 2 * (1e-5 + 1e6 / 1e9) + 2 * (1e-4 + 5e5 / 1e8), 1e-12);
 }
 
 TEST(IterationModel, AMeasuredCostReplacesTheFormula) {
   const ComputeProfile c = three_tensors();
-  Method m{"allreduce", "blocking", 4,  0, {}, [](double bytes) { return bytes * 1e-7; },
-           {},          {},         {}, {}};
+  Method m{"allreduce", SyncMode::blocking,
+           4,           0,
+           {},          [](double bytes) { return bytes * 1e-7; },
+           {},          {},
+           {},          {}};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 6e6 * 1e-7, 1e-12);
-  m.mode = "overlap";  // 0.3 s after 0.2, 0.2 s after 0.5 (queued behind it), 0.1 s after 1.0
+  m.mode =
+      SyncMode::overlap;  // 0.3 s after 0.2, 0.2 s after 0.5 (queued behind it), 0.1 s after 1.0
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 0.1, 1e-12);
 }
 
@@ -215,7 +233,7 @@ TEST(IterationModel, AMeasuredCostReplacesTheFormula) {
 TEST(IterationModel, TheLossyHooksSendWhatTheirFormulasSay) {
   const ComputeProfile c = three_tensors();
   auto blocking = [&](const std::string& sync, const Compression& options) {
-    Method m{sync, "blocking", 4, 0, {6e6}, {}, {}, {}, {}, {}};
+    Method m{sync, SyncMode::blocking, 4, 0, {6e6}, {}, {}, {}, {}, {}};
     m.compression = options;
     return predict(c, m, kLink).sync_s;
   };
@@ -241,7 +259,7 @@ TEST(IterationModel, TheLossyHooksSendWhatTheirFormulasSay) {
   // lag in every iteration.
   ComputeProfile lagging = c;
   lagging.straggler_s = 0.1;
-  Method local{"local_sgd", "overlap", 4, 0, {}, {}, {}, {}, {}, {}};
+  Method local{"local_sgd", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}};
   local.compression.local_sgd_period = 4;
   EXPECT_NEAR(predict(lagging, local, kLink).sync_s, ring(6e6) / 4 + 0.1, 1e-12);
   EXPECT_DOUBLE_EQ(predict(lagging, local, kLink).backward_s, c.backward_s);
@@ -251,8 +269,16 @@ TEST(IterationModel, TheLossyHooksSendWhatTheirFormulasSay) {
 // gradient's bytes.
 TEST(IterationModel, ALossyBucketCostsTheCpuOfWhatItSends) {
   const ComputeProfile c = three_tensors();
-  Method m{"fp16", "overlap", 4, 0, {5e6, 1e6}, {}, {[](double b) { return b * 1e-7; }, 2},
-           {},     {},        {}};
+  Method m{"fp16",
+           SyncMode::overlap,
+           4,
+           0,
+           {5e6, 1e6},
+           {},
+           {[](double b) { return b * 1e-7; }, 2},
+           {},
+           {},
+           {}};
   auto cost = [&](double b) { return tensor_sync_s("fp16", 4, b, kLink); };
   auto buckets = buckets_of(c, m, cost, kLink);
   ASSERT_EQ(buckets.size(), 2u);
@@ -271,7 +297,7 @@ TEST(IterationModel, AMeasuredHookReplacesTheLinkAndTheAllreducesCpu) {
   const CommCpu allreduce_cpu{[](double b) { return b * 1e-7; }, 2};
   const MeasuredHook hook{[](double b) { return 0.1 + b * 1e-8; },
                           [](double b) { return b * 4e-8; }};
-  Method m{"topk", "overlap", 4, 0, {5e6, 1e6}, {}, allreduce_cpu, {}, {}, hook};
+  Method m{"topk", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, allreduce_cpu, {}, {}, hook};
   auto cost = [&](double b) { return tensor_sync_s("topk", 4, b, kLink); };
   auto buckets = buckets_of(c, m, cost, kLink);
   ASSERT_EQ(buckets.size(), 2u);
@@ -285,7 +311,7 @@ TEST(IterationModel, AMeasuredHookReplacesTheLinkAndTheAllreducesCpu) {
   EXPECT_NEAR(p.backward_s, 1.1, 1e-12);
   EXPECT_NEAR(p.sync_s, 0.11, 1e-12);
 
-  Method powersgd{"powersgd", "overlap", 4, 0, {5e6, 1e6}, {}, allreduce_cpu, {}, {}, hook};
+  Method powersgd{"powersgd", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, allreduce_cpu, {}, {}, hook};
   powersgd.compression.powersgd_uncompressed_share = 0.5;
   auto plain = [&](double b) { return tensor_sync_s("powersgd", 4, b, kLink); };
   buckets = buckets_of(c, powersgd, plain, kLink);

@@ -31,7 +31,9 @@ TEST(Methods, EveryMethodHasADefaultModeAndADescription) {
 
 TEST(Methods, PerTensorMethodsArePricedByTheirCollectivesAndLossyHooksByTheirSweep) {
   for (const auto& m : sync_methods()) {
-    if (m.engine == Engine::per_tensor) EXPECT_FALSE(m.priced_by.empty()) << m.name;
+    if (m.engine == Engine::per_tensor) {
+      EXPECT_FALSE(m.priced_by.empty()) << m.name;
+    }
     if (m.engine == Engine::hooked && m.lossy) {
       ASSERT_EQ(m.priced_by.size(), 1u) << m.name;
       EXPECT_EQ(m.priced_by[0].op, m.name + "_hook");
@@ -77,6 +79,15 @@ TEST(Methods, BucketedEngineAndLossyAreReadFromTheCatalogue) {
   EXPECT_FALSE(bucketed_engine("no-such-method"));
   EXPECT_TRUE(is_lossy("topk"));
   EXPECT_FALSE(is_lossy("hierarchical"));
+}
+
+TEST(Methods, ARunThatNamesNoMethodStartsInTheModeBothItsDefaultsHave) {
+  EXPECT_EQ(default_sync(1), "none");
+  EXPECT_EQ(default_sync(4), "allreduce");
+  EXPECT_EQ(find_method(default_sync(1)).modes.front(), find_method(default_sync(4)).modes.front());
+  EXPECT_EQ(default_mode_of(""), SyncMode::blocking);
+  EXPECT_EQ(default_mode_of("bucketed"), SyncMode::overlap);
+  EXPECT_EQ(default_mode_of("c10d_ddp"), SyncMode::overlap);
 }
 
 TEST(Methods, UnknownNamesAndModesAreOneLineErrors) {

@@ -39,7 +39,7 @@ Traced traced_run(const std::string& sync, const std::string& mode, int iteratio
   run_gloo_ranks(2, [&](Communicator& comm) {
     TrainConfig config = tiny_lenet_config(dir.path());
     config.sync = sync;
-    config.mode = mode;
+    config.sync_options.mode = parse_mode(mode);
     config.max_iters = iterations;
     config.trace = dir.path() + "/trace.json";
     std::FILE* quiet = std::tmpfile();

@@ -28,7 +28,7 @@ TrainConfig tiny_lenet_config(const std::string& data_dir) {
 std::vector<double> losses_with(Communicator& comm, TrainConfig config, const std::string& sync,
                                 const std::string& mode, int iterations) {
   config.sync = sync;
-  config.mode = mode;
+  config.sync_options.mode = mode.empty() ? default_mode_of(sync) : parse_mode(mode);
   config.max_iters = iterations;
   std::FILE* quiet = std::tmpfile();
   RunRecord record = Trainer(config, load_train_data(config), comm, quiet).run();
@@ -57,8 +57,8 @@ std::vector<std::string> lossy_training_problems(Communicator& comm, const std::
   const TrainConfig base = tiny_lenet_config(data_dir);
   const auto reference = losses_with(comm, base, "allreduce", "", 6);
   TrainConfig every_step = base;
-  every_step.local_sgd_period = 1;
-  every_step.topk_fraction = 1;
+  every_step.sync_options.local_sgd_period = 1;
+  every_step.sync_options.topk_fraction = 1;
   for (const char* name : {"local_sgd", "topk"}) {
     const double worst = max_difference(losses_with(comm, every_step, name, "", 6), reference);
     if (worst > 1e-4) {
@@ -67,7 +67,7 @@ std::vector<std::string> lossy_training_problems(Communicator& comm, const std::
   }
   TrainConfig period = base;
   period.sync = "local_sgd";
-  period.local_sgd_period = 4;
+  period.sync_options.local_sgd_period = 4;
   period.epochs = 1;
   std::FILE* quiet = std::tmpfile();
   try {

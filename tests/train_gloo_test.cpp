@@ -117,8 +117,8 @@ TEST_F(GlooTraining, BucketedRecordsThePlanItsBucketsCameFrom) {
   run_gloo_ranks(2, [&](Communicator& comm) {
     TrainConfig config = tiny_lenet_config(dir_.path());
     config.sync = "bucketed";
-    config.mode = "overlap";
-    config.bucket_mb = 0.05;  // under LeNet-5's 0.25 MB, so that the cap cuts
+    config.sync_options.mode = SyncMode::overlap;
+    config.sync_options.bucket_mb = 0.05;  // under LeNet-5's 0.25 MB, so that the cap cuts
     config.max_iters = 3;
     std::FILE* quiet = std::tmpfile();
     Trainer trainer(config, load_train_data(config), comm, quiet);
@@ -135,7 +135,7 @@ TEST_F(GlooTraining, BucketedRecordsThePlanItsBucketsCameFrom) {
     }
     EXPECT_GT(r.plan_inputs.latency_s, 0.0);
     // No fit (the larger probe no slower than the smaller): the first cut stays.
-    const int64_t cap = config.bucket_mb * kMiB;
+    const int64_t cap = config.sync_options.bucket_bytes();
     const BucketPlan plan =
         r.plan_inputs.bytes_per_s > 0
             ? plan_timed_buckets(bytes, ready, {r.plan_inputs.latency_s, r.plan_inputs.bytes_per_s},
@@ -149,7 +149,7 @@ TEST_F(GlooTraining, BucketedRecordsThePlanItsBucketsCameFrom) {
 TEST_F(GlooTraining, UnknownModeForAStrategyIsAUserError) {
   TrainConfig config = tiny_lenet_config(dir_.path());
   config.sync = "bucketed";
-  config.mode = "stale";
+  config.sync_options.mode = SyncMode::stale;
   auto self = make_self_communicator();
   EXPECT_THROW(Trainer(config, load_train_data(config), *self), UserError);
 }

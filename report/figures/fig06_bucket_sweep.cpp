@@ -21,9 +21,9 @@ FigureData bucket_sweep(const SystemResults& s, const std::vector<SystemResults>
     const auto& rank0 = r->record.ranks.at(0);
     double payload = static_cast<double>(rank0.payload_sent_bytes + rank0.payload_received_bytes) /
                      static_cast<double>(r->record.iterations.total_s.size()) / 1e6;
-    f.table.rows.push_back({r->record.config.bucket_mb, param(*r, "backend"), t.mean, t.ci95_low,
-                            t.ci95_high, phase_mean(*r, static_cast<size_t>(Phase::sync)),
-                            payload});
+    f.table.rows.push_back({r->record.config.sync_options.bucket_mb, param(*r, "backend"), t.mean,
+                            t.ci95_low, t.ci95_high,
+                            phase_mean(*r, static_cast<size_t>(Phase::sync)), payload});
     if (std::find(backends.begin(), backends.end(), param(*r, "backend")) == backends.end()) {
       backends.push_back(param(*r, "backend"));
     }

@@ -163,6 +163,14 @@ void require_mode(const SyncMethod& method, SyncMode mode) {
                               fmt::join(names, ", ")));
 }
 
+std::string default_sync(int world_size) {
+  return world_size > 1 ? "allreduce" : "none";
+}
+
+SyncMode default_mode_of(const std::string& sync) {
+  return find_method(sync.empty() ? default_sync(2) : sync).modes.front();
+}
+
 Aggregate parse_aggregate(const std::string& name) {
   if (name == "mean") return Aggregate::mean;
   if (name == "sum") return Aggregate::sum;

@@ -96,6 +96,12 @@ bool bucketed_engine(const std::string& name);
 bool is_lossy(const std::string& name);
 // UserError unless the method has this mode: "sync bucketed has no mode stale (it has: ...)".
 void require_mode(const SyncMethod& method, SyncMode mode);
+// The method of a run that names none: allreduce with several ranks, none alone.
+std::string default_sync(int world_size);
+// The mode of a run of `sync` without --mode: the method's first. For "" (a run that names no
+// method) the first mode of the methods default_sync chooses from, which they share.
+// UserError for an unknown method.
+SyncMode default_mode_of(const std::string& sync);
 
 std::string to_string(SyncMode mode);
 std::string to_string(Aggregate aggregate);

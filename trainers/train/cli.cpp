@@ -22,6 +22,7 @@ namespace {
 
 struct ModelDefaults {
   std::optional<std::string> dataset, sync, mode;
+  std::string aggregate = to_string(SyncOptions{}.aggregate);
   std::optional<int64_t> global_batch;
   std::optional<double> lr, momentum, weight_decay;
 };
@@ -57,33 +58,33 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--backend", c.backend,
                  "Communication: auto (mpi under mpirun or srun --mpi=pmix) | mpi | gloo | self")
       ->capture_default_str();
-  app.add_option("--aggregate", c.aggregate, "mean | sum (sum: the step grows n-fold)")
+  app.add_option("--aggregate", d.aggregate, "mean | sum (sum: the step grows n-fold)")
       ->capture_default_str();
   app.add_option("--mode", d.mode,
                  fmt::format("blocking | overlap | stale (default: the strategy's: {}, others "
                              "blocking)",
                              non_blocking_defaults()));
-  app.add_option("--bucket-mb", c.bucket_mb,
+  app.add_option("--bucket-mb", c.sync_options.bucket_mb,
                  "Bucket size in MiB (bucketed, c10d_ddp, fp16, powersgd, topk)")
       ->capture_default_str()
       ->check(positive());
-  app.add_option("--powersgd-rank", c.powersgd_rank,
+  app.add_option("--powersgd-rank", c.sync_options.powersgd_rank,
                  "powersgd: the rank r of each matrix's factors")
       ->capture_default_str()
       ->check(positive());
-  app.add_option("--powersgd-start", c.powersgd_start,
+  app.add_option("--powersgd-start", c.sync_options.powersgd_start,
                  "powersgd: plain allreduce for the iterations before this one (at least 2)")
       ->capture_default_str()
       ->check(number_at_least(2, true, ">= 2"));
-  app.add_option("--topk-fraction", c.topk_fraction,
+  app.add_option("--topk-fraction", c.sync_options.topk_fraction,
                  "topk: the share of each bucket's entries sent, in (0, 1]")
       ->capture_default_str()
       ->check(fraction());
-  app.add_option("--local-sgd-period", c.local_sgd_period,
+  app.add_option("--local-sgd-period", c.sync_options.local_sgd_period,
                  "local_sgd: average the parameters every H steps")
       ->capture_default_str()
       ->check(positive());
-  app.add_option("--ranks-per-host", c.ranks_per_host,
+  app.add_option("--ranks-per-host", c.sync_options.ranks_per_host,
                  "hierarchical: hosts are blocks of this many consecutive ranks (0: ranks with "
                  "the same host name)")
       ->capture_default_str()
@@ -168,15 +169,9 @@ void resolve(TrainConfig& c, const ModelDefaults& d) {
   c.momentum = d.momentum.value_or(c.momentum);
   c.weight_decay = d.weight_decay.value_or(c.weight_decay);
   c.sync = d.sync.value_or("");
-  c.mode = d.mode.value_or("");
-  if (!c.sync.empty() && !c.mode.empty()) {
-    require_mode(find_method(c.sync), parse_mode(c.mode));
-  } else if (!c.sync.empty()) {
-    find_method(c.sync);
-  } else if (!c.mode.empty()) {
-    parse_mode(c.mode);
-  }
-  parse_aggregate(c.aggregate);
+  c.sync_options.mode = d.mode ? parse_mode(*d.mode) : default_mode_of(c.sync);
+  if (!c.sync.empty()) check_sync(c);
+  c.sync_options.aggregate = parse_aggregate(d.aggregate);
   FaultPlan::parse(c.fault);
   if (c.backend != "auto") find_by_name(backend_registry(), c.backend, "backend");
   require(c.master.empty() || (c.world_size > 0 && c.rank >= 0),

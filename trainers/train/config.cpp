@@ -14,19 +14,9 @@ void apply_model_defaults(TrainConfig& c) {
   c.weight_decay = model.weight_decay;
 }
 
-SyncOptions sync_options_of(const TrainConfig& c) {
-  SyncOptions o;
-  o.aggregate = parse_aggregate(c.aggregate);
-  o.mode = c.mode.empty() ? find_method(c.sync).modes.front() : parse_mode(c.mode);
-  o.bucket_mb = c.bucket_mb;
-  o.powersgd_rank = c.powersgd_rank;
-  o.powersgd_start = c.powersgd_start;
-  o.topk_fraction = c.topk_fraction;
-  o.local_sgd_period = c.local_sgd_period;
-  o.ranks_per_host = c.ranks_per_host;
-  require_mode(find_method(c.sync), o.mode);
-  require(c.bucket_mb > 0, "--bucket-mb must be positive");
-  return o;
+void check_sync(const TrainConfig& c) {
+  require_mode(find_method(c.sync), c.sync_options.mode);
+  require(c.sync_options.bucket_mb > 0, "--bucket-mb must be positive");
 }
 
 }  // namespace dtbench

@@ -30,16 +30,10 @@ struct TrainConfig {
   int world_size = 1;  // given for gloo without mpirun; afterwards what the communicator says
   int rank = 0;
   std::string master;  // gloo without mpirun: rank 0's HOST:PORT
-  std::string sync;    // "": allreduce with several ranks, none alone
+  std::string sync;    // "": default_sync(world size), once the communicator is up
   std::string backend = "auto";
-  std::string aggregate = "mean";  // mean | sum
-  std::string mode;                // blocking | overlap | stale; "": the strategy's first
-  double bucket_mb = SyncOptions{}.bucket_mb;
-  int powersgd_rank = SyncOptions{}.powersgd_rank;
-  int64_t powersgd_start = SyncOptions{}.powersgd_start;
-  double topk_fraction = SyncOptions{}.topk_fraction;
-  int64_t local_sgd_period = SyncOptions{}.local_sgd_period;
-  int ranks_per_host = SyncOptions{}.ranks_per_host;
+  // The method's options; the mode resolved (default_mode_of(sync) unless --mode was given).
+  SyncOptions sync_options;
   int timeout_s = 300;
   std::string malloc_setting = "keep";  // keep | glibc: keep_freed_memory() or glibc's defaults
   int slow_rank = -1;                   // this rank does slow_ms of extra busy work per iteration
@@ -51,9 +45,8 @@ struct TrainConfig {
 // momentum and weight decay, for c.model. UserError for an unknown model.
 void apply_model_defaults(TrainConfig& c);
 
-// The strategy's options as the config gives them, checked: UserError for an unknown mode or
-// aggregate, a mode the method does not have, or a cap that is not positive. The one place a
-// TrainConfig's sync fields are read (the CLI checks with it, the trainer builds with it).
-SyncOptions sync_options_of(const TrainConfig& c);
+// UserError for an unknown method, a mode the method does not have, or a cap that is not
+// positive. The CLI checks with it once the method is named, the trainer once it is resolved.
+void check_sync(const TrainConfig& c);
 
 }  // namespace dtbench

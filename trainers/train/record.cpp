@@ -10,16 +10,79 @@
 
 namespace dtbench {
 
+void to_json(nlohmann::json& j, SyncMode m) {
+  j = to_string(m);
+}
+void from_json(const nlohmann::json& j, SyncMode& m) {
+  m = parse_mode(j.get<std::string>());
+}
+void to_json(nlohmann::json& j, Aggregate a) {
+  j = to_string(a);
+}
+void from_json(const nlohmann::json& j, Aggregate& a) {
+  a = parse_aggregate(j.get<std::string>());
+}
+
+namespace {
+
+// Every setting a record keeps, by its key: one flat object (dtbench.run/1), the method's
+// options beside the others. `setting(key, field)` is called for each.
+template <class Config, class Visit>
+void each_setting(Config& c, Visit&& setting) {
+  setting("model", c.model);
+  setting("dataset", c.dataset);
+  setting("data_dir", c.data_dir);
+  setting("epochs", c.epochs);
+  setting("train_limit", c.train_limit);
+  setting("max_iters", c.max_iters);
+  setting("global_batch", c.global_batch);
+  setting("lr", c.lr);
+  setting("momentum", c.momentum);
+  setting("weight_decay", c.weight_decay);
+  setting("threads", c.threads);
+  setting("seed", c.seed);
+  setting("log_interval", c.log_interval);
+  setting("eval", c.eval);
+  setting("eval_limit", c.eval_limit);
+  setting("eval_batch", c.eval_batch);
+  setting("out", c.out);
+  setting("trace", c.trace);
+  setting("world_size", c.world_size);
+  setting("rank", c.rank);
+  setting("master", c.master);
+  setting("sync", c.sync);
+  setting("backend", c.backend);
+  auto& o = c.sync_options;
+  setting("aggregate", o.aggregate);
+  setting("mode", o.mode);
+  setting("bucket_mb", o.bucket_mb);
+  setting("powersgd_rank", o.powersgd_rank);
+  setting("powersgd_start", o.powersgd_start);
+  setting("topk_fraction", o.topk_fraction);
+  setting("local_sgd_period", o.local_sgd_period);
+  setting("ranks_per_host", o.ranks_per_host);
+  setting("timeout_s", c.timeout_s);
+  setting("slow_rank", c.slow_rank);
+  setting("slow_ms", c.slow_ms);
+  setting("fault", c.fault);
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const TrainConfig& c) {
+  j = nlohmann::json::object();
+  each_setting(c, [&j](const char* key, const auto& value) { j[key] = value; });
+}
+
 // A record written before a setting existed reads it as its default (older records have no
 // "fault"; their fault_*_rank keys are ignored).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, model, dataset, data_dir, epochs,
-                                                train_limit, max_iters, global_batch, lr, momentum,
-                                                weight_decay, threads, seed, log_interval, eval,
-                                                eval_limit, eval_batch, out, trace, world_size,
-                                                rank, master, sync, backend, aggregate, mode,
-                                                bucket_mb, powersgd_rank, powersgd_start,
-                                                topk_fraction, local_sgd_period, ranks_per_host,
-                                                timeout_s, slow_rank, slow_ms, fault)
+void from_json(const nlohmann::json& j, TrainConfig& c) {
+  c = TrainConfig{};
+  each_setting(c, [&j](const char* key, auto& value) {
+    if (auto it = j.find(key); it != j.end()) it->get_to(value);
+  });
+}
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Evaluation, epoch, iterations, loss, correct, total, accuracy)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ResourceUsage, wall_s, user_s, sys_s, cpu_utilisation,
                                    peak_rss_bytes, cores)

@@ -66,6 +66,9 @@ struct RunRecord {
   std::vector<RankUsage> ranks;
 };
 
+// The config as one flat object of settings (the method's options beside the others).
+void to_json(nlohmann::json& j, const TrainConfig& c);
+void from_json(const nlohmann::json& j, TrainConfig& c);
 void to_json(nlohmann::json& j, const RankUsage& r);
 void from_json(const nlohmann::json& j, RankUsage& r);
 

@@ -99,9 +99,8 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
   require(config_.global_batch % config_.world_size == 0,
           fmt::format("global batch {} does not divide by the {} ranks", config_.global_batch,
                       config_.world_size));
-  if (config_.sync.empty()) config_.sync = config_.world_size > 1 ? "allreduce" : "none";
-  if (config_.mode.empty()) config_.mode = to_string(find_method(config_.sync).modes.front());
-  const SyncOptions options = sync_options_of(config_);
+  if (config_.sync.empty()) config_.sync = default_sync(config_.world_size);
+  check_sync(config_);
   torch::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
   // Same seed everywhere, and then rank 0's parameters broadcast, so that replicas start
   // identical even if initialisation were not deterministic.
@@ -126,7 +125,7 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
                    {{"parameter", i}, {"bytes", g.numel() * g.element_size()}});
     });
   }
-  sync_ = make_sync(config_.sync, options);
+  sync_ = make_sync(config_.sync, config_.sync_options);
   sync_->setup(model_->parameters(), comm_);
   if (sync_->plans_from_timeline()) {
     // Here, before run() starts counting bytes: the probe is not the strategy's traffic.
@@ -286,7 +285,7 @@ void Trainer::write_trace() {
                           {"otherData",
                            {{"model", config_.model},
                             {"sync", config_.sync},
-                            {"mode", config_.mode},
+                            {"mode", to_string(config_.sync_options.mode)},
                             {"backend", config_.backend},
                             {"ranks", config_.world_size},
                             {"iterations", fmt::format("{}..{}", kTimedFirst, kTimedLast)}}}};
