@@ -11,6 +11,11 @@ PACKAGES := build-essential cmake ccache git ca-certificates curl xz-utils \
   gnuplot-nox poppler-utils iproute2 clang-format clang-tidy python3-torch python3-numpy \
   python3-yaml
 
+# The daemons the emulated cluster can run (dtbench cluster up --ssh, --slurm): make setup-cluster
+# installs them without starting any (a user's machine is left without a new sshd or slurmd).
+CLUSTER_PACKAGES := openssh-server openssh-client slurmd slurmctld slurm-client munge \
+  slurm-wlm-basic-plugins
+
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SOURCES = $(shell git ls-files '*.cpp' '*.h')
 
@@ -22,11 +27,12 @@ RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
 REPORT_DIRS ?= $(patsubst %/run.json,%,$(wildcard results/*/run.json))
 REPORT    ?= report/build/group.pdf
 
-.PHONY: help setup configure build data test train bench report cluster-up cluster-down cluster-status \
+.PHONY: help setup setup-cluster configure build data test train bench report cluster-up cluster-down cluster-status \
         format format-check tidy clean
 
 help:
 	@echo "make setup         install every dependency with apt-get (Debian 12)"
+	@echo "make setup-cluster ssh, Slurm and munge for the emulated cluster, no service started"
 	@echo "make build         configure (Release) and build into $(BUILD_DIR)/"
 	@echo "make data          CIFAR-10 + MNIST official archives into DATA_DIR (now: $(DATA_DIR))"
 	@echo "make test          build and run every test (ctest)"
@@ -44,6 +50,9 @@ help:
 setup:
 	$(SUDO) apt-get update -q
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $(PACKAGES)
+
+setup-cluster:
+	$(SUDO) harness/install-without-starting.sh $(CLUSTER_PACKAGES)
 
 # CMAKE_ARGS=-DDTBENCH_TENSORS=OFF: only the dtbench program, without libtorch (to compare results).
 CMAKE_ARGS ?=

@@ -1,7 +1,8 @@
 // dtbench: the harness. `dtbench run` runs an experiment matrix over a hosts file; `dtbench
 // launch` runs any command the same way; `dtbench cluster up|down|status` manages the emulated
-// cluster; `dtbench report` builds the PDF report from results; `dtbench predict` holds the
-// cost model against them (docs/harness.md, docs/report.md).
+// cluster; `dtbench doctor` checks a hosts file's hosts and links; `dtbench report` builds the
+// PDF report from results; `dtbench predict` holds the cost model against them
+// (docs/harness.md, docs/report.md).
 #include <fmt/format.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -11,6 +12,8 @@
 #include <filesystem>
 
 #include "cluster.h"
+#include "cluster_slurm.h"
+#include "cluster_ssh.h"
 #include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/fault_plan.h"
@@ -21,6 +24,7 @@
 #include "report/predict.h"
 #include "report/what_if.h"
 #include "runner.h"
+#include "slurm_script.h"
 
 namespace {
 
@@ -64,6 +68,8 @@ void add_run(CLI::App& app, RunOptions& o) {
       ->capture_default_str()
       ->check(non_negative());
   run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
+  run->add_flag("--no-preflight{false}", o.preflight,
+                "Launch without first asking every host for dtbench's build and the data");
   run->add_flag("--retry-failed", o.retry_failed,
                 "Rerun only the experiments that failed, timed out or were skipped");
   run->add_option_function<std::vector<std::string>>(
@@ -153,7 +159,69 @@ int predict_command(const PredictOptions& o) {
   return 0;
 }
 
-void add_cluster(CLI::App& app, ClusterSpec& spec, std::string& hosts_out, bool& json) {
+// What `dtbench cluster` is asked besides the spec.
+struct ClusterArgs {
+  std::string hosts_out;
+  bool json = false;
+  bool ssh = false;
+  bool slurm = false;
+};
+
+void add_slurm_script(CLI::App& app, SlurmScriptOptions& s, std::string& output) {
+  auto* script =
+      app.add_subcommand("slurm-script",
+                         "Write a matrix as an sbatch script: one rank per node, `dtbench run` in "
+                         "the allocation");
+  script->add_option("--matrix", s.matrix, "smoke | quick | standard | full, or a .json path")
+      ->capture_default_str();
+  script
+      ->add_option("--nodes", s.nodes, "Nodes to ask for (default: the largest experiment's ranks)")
+      ->check(positive());
+  script->add_option("--data-dir", s.data_dir,
+                     "Datasets on every node (default: $DATA_DIR or data)");
+  script->add_option("--out", s.out_dir, "Results directory (also the job's output and hosts file)")
+      ->required();
+  script->add_option("--partition", s.partition, "sbatch --partition (default: the default one)");
+  script->add_option("--time", s.time_limit, "sbatch --time (default: the partition's limit)");
+  script->add_option("-o,--output", output, "Write the script here (default: standard output)");
+  script->add_option("run_args", s.run_args, "After --: more options for `dtbench run`");
+}
+
+int slurm_script_command(SlurmScriptOptions s, const std::string& matrices_dir,
+                         const std::string& output) {
+  const Matrix matrix = load_matrix(s.matrix, matrices_dir);
+  s.dtbench = own_directory() + "/dtbench";
+  s.data_dir = fs::absolute(s.data_dir).lexically_normal().string();
+  s.out_dir = fs::absolute(s.out_dir).lexically_normal().string();
+  const std::string text = slurm_script(matrix, s);
+  fs::create_directories(s.out_dir);  // sbatch opens the job's output there
+  if (output.empty()) {
+    fmt::print("{}", text);
+  } else {
+    write_file_atomically(output, text);
+    fs::permissions(output, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  }
+  return 0;
+}
+
+void add_doctor(CLI::App& app, RunOptions& o, DoctorOptions& d) {
+  auto* doctor = app.add_subcommand(
+      "doctor",
+      "Is a hosts file ready? Each host reached through mpirun, the same build and data "
+      "everywhere, and every link measured (a slow host or link named)");
+  doctor->add_option("--hosts", o.hosts_path, "Hosts file, e.g. hosts/netns-4")->required();
+  doctor->add_option("--data-dir", o.data_dir, "Datasets (default: $DATA_DIR or data)");
+  doctor
+      ->add_option("--link-mb", d.link_mb,
+                   "Each link's message size in MiB (0: links not measured)")
+      ->capture_default_str()
+      ->check(non_negative());
+  doctor->add_option("--repeats", d.repeats, "Messages per direction of each link")
+      ->capture_default_str()
+      ->check(positive());
+}
+
+void add_cluster(CLI::App& app, ClusterSpec& spec, ClusterArgs& args) {
   auto* cluster = app.add_subcommand("cluster", "The emulated cluster (network namespaces)");
   cluster->require_subcommand(1);
   auto* up = cluster->add_subcommand("up", "Create (or reshape) it; needs root and iproute2");
@@ -168,35 +236,48 @@ void add_cluster(CLI::App& app, ClusterSpec& spec, std::string& hosts_out, bool&
       ->capture_default_str();
   up->add_option("--subnet", spec.subnet, "The cluster's /24 (first three octets)")
       ->capture_default_str();
-  up->add_option("--write-hosts", hosts_out, "Also write the matching hosts file here");
+  up->add_flag("--ssh", args.ssh,
+               "Also an OpenSSH server in each namespace (key-only, its own hostname), for "
+               "mpirun over ssh as on a real cluster (`make setup-cluster` installs it)");
+  up->add_flag("--slurm", args.slurm,
+               "Also a Slurm partition of its hosts: slurmctld here, a slurmd in each namespace, "
+               "munge (`make setup-cluster`); clients need SLURM_CONF, as status says");
+  up->add_option("--write-hosts", args.hosts_out,
+                 "Also write the matching hosts file here (with --ssh: the nodes' names)");
   for (auto* sub : {up, cluster->add_subcommand("down", "Remove everything up made"),
                     cluster->add_subcommand("status", "Show hosts, addresses and shaping")}) {
     sub->add_option("--prefix", spec.prefix, "Name prefix of its namespaces and links")
         ->capture_default_str();
   }
-  cluster->get_subcommand("status")->add_flag("--json", json, "As JSON");
+  cluster->get_subcommand("status")->add_flag("--json", args.json, "As JSON");
 }
 
-int cluster_command(CLI::App& cluster, const ClusterSpec& spec, const std::string& hosts_out,
-                    bool json) {
+int cluster_command(CLI::App& cluster, const ClusterSpec& spec, const ClusterArgs& args) {
   if (cluster.got_subcommand("up")) {
-    cluster_up(spec);
-    if (!hosts_out.empty()) write_file_atomically(hosts_out, cluster_hosts_file(spec));
+    cluster_up(spec, args.ssh, args.slurm);
+    if (!args.hosts_out.empty()) {
+      write_file_atomically(args.hosts_out, cluster_hosts_file(spec, args.ssh));
+    }
   } else if (cluster.got_subcommand("down")) {
     cluster_down(spec.prefix);
     fmt::print("emulated cluster {}*: down\n", spec.prefix);
     return 0;
   }
   nlohmann::json status = cluster_status(spec.prefix);
-  if (json) {
+  if (args.json) {
     fmt::print("{}\n", status.dump(2));
   } else if (!status["up"].get<bool>()) {
     fmt::print("emulated cluster {}*: down\n", spec.prefix);
   } else {
-    fmt::print("emulated cluster {}*: up, {} hosts; delay {}\n", spec.prefix,
-               status["hosts"].size(),
-               status["delay_emulated"].get<bool>() ? status["spec"]["delay"].get<std::string>()
-                                                    : "not emulated (this kernel has no netem)");
+    fmt::print(
+        "emulated cluster {}*: up, {} hosts; delay {}{}{}\n", spec.prefix, status["hosts"].size(),
+        status["delay_emulated"].get<bool>() ? status["spec"]["delay"].get<std::string>()
+                                             : "not emulated (this kernel has no netem)",
+        status["ssh"].get<bool>()
+            ? "; an sshd on each (ssh -F " + ssh_client_config(spec.prefix) + " NODE)"
+            : "",
+        status["slurm"].get<bool>() ? "; Slurm (SLURM_CONF=" + slurm_conf(spec.prefix) + " sinfo)"
+                                    : "");
     for (const auto& h : status["hosts"]) {
       fmt::print("  {:<10} {:<12} {}\n", h["namespace"].get<std::string>(),
                  h["address"].get<std::string>(), h["qdisc"].get<std::string>());
@@ -230,10 +311,16 @@ int main(int argc, char** argv) {
     predict_options.scenario.default_profile_dir =
         DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-xeon-vm";
     add_predict(app, predict_options);
+    DoctorOptions doctor;
+    add_doctor(app, run, doctor);
+    SlurmScriptOptions script;
+    script.matrix = "smoke";
+    script.data_dir = default_data_dir();
+    std::string script_output;
+    add_slurm_script(app, script, script_output);
     ClusterSpec spec;
-    std::string hosts_out;
-    bool json = false;
-    add_cluster(app, spec, hosts_out, json);
+    ClusterArgs cluster_args;
+    add_cluster(app, spec, cluster_args);
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -243,12 +330,16 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("run")) return run_matrix(run);
     if (app.got_subcommand("launch")) return launch(run, ranks, command);
+    if (app.got_subcommand("doctor")) return doctor_command(run, doctor);
+    if (app.got_subcommand("slurm-script")) {
+      return slurm_script_command(script, run.matrices_dir, script_output);
+    }
     if (app.got_subcommand("report")) {
       int figures = build_report(report);
       fmt::print("dtbench report: {} figures; {}\n", figures, report.output);
       return 0;
     }
     if (app.got_subcommand("predict")) return predict_command(predict_options);
-    return cluster_command(*app.get_subcommand("cluster"), spec, hosts_out, json);
+    return cluster_command(*app.get_subcommand("cluster"), spec, cluster_args);
   });
 }

@@ -11,9 +11,12 @@
 #include <regex>
 #include <sstream>
 
+#include "cluster_slurm.h"
+#include "cluster_ssh.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/process.h"
+#include "node_files.h"
 
 namespace dtbench {
 namespace {
@@ -34,14 +37,6 @@ void require_root_and_iproute2() {
   } catch (const UserError&) {
   }
   require(have, "the emulated cluster needs iproute2 (ip, tc): `make setup` installs it");
-}
-
-// Runs a command that must succeed; RunError with its first output line otherwise.
-void must(const std::vector<std::string>& argv) {
-  std::string out;
-  if (run_captured(argv, &out) != 0) {
-    throw RunError(fmt::format("`{}` failed: {}", fmt::join(argv, " "), first_line(out)));
-  }
 }
 
 bool succeeds(const std::vector<std::string>& argv) {
@@ -69,7 +64,7 @@ void remove_namespace(const std::string& ns) {
   run_captured({"ip", "netns", "pids", ns}, &pids);
   std::istringstream in(pids);
   for (int pid; in >> pid;) kill(pid, SIGKILL);
-  must({"ip", "netns", "del", ns});
+  run_checked({"ip", "netns", "del", ns});
 }
 
 bool is_off(const std::string& value) {
@@ -108,7 +103,7 @@ bool shape_device(const std::string& ns, const std::string& dev, const std::stri
   auto args = with({"qdisc", "add", "dev", dev, "root", "handle", "1:"});
   auto tbf = tbf_args(parse_rate(rate));
   args.insert(args.end(), tbf.begin(), tbf.end());
-  must(args);
+  run_checked(args);
   if (is_off(delay)) return true;
   return succeeds(with(
       {"qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem", "delay", delay}));
@@ -138,16 +133,16 @@ nlohmann::json shape_cluster(const ClusterSpec& spec, const NetworkProfile& prof
           {"delay_emulated", is_off(spec.delay) || delay_ok}};
 }
 
-void cluster_up(const ClusterSpec& spec) {
+void cluster_up(const ClusterSpec& spec, bool ssh, bool slurm) {
   require_root_and_iproute2();
   require(spec.hosts >= 1 && spec.hosts <= 200,
           fmt::format("--hosts {} is not between 1 and 200", spec.hosts));
   const std::string bridge = spec.prefix + "br0";
   if (!succeeds({"ip", "link", "show", "dev", bridge})) {
-    must({"ip", "link", "add", bridge, "type", "bridge"});
+    run_checked({"ip", "link", "add", bridge, "type", "bridge"});
   }
-  must({"ip", "addr", "replace", spec.subnet + ".254/24", "dev", bridge});
-  must({"ip", "link", "set", bridge, "up"});
+  run_checked({"ip", "addr", "replace", spec.subnet + ".254/24", "dev", bridge});
+  run_checked({"ip", "link", "set", bridge, "up"});
   auto existing = namespaces_with(spec.prefix);
   for (const auto& ns : existing) {  // a smaller cluster than before: drop the extra hosts
     if (std::stoi(ns.substr(spec.prefix.size() + 1)) >= spec.hosts) remove_namespace(ns);
@@ -155,27 +150,32 @@ void cluster_up(const ClusterSpec& spec) {
   for (int i = 0; i < spec.hosts; ++i) {
     std::string ns = spec.namespace_of(i), veth = spec.prefix + "v" + std::to_string(i);
     if (std::find(existing.begin(), existing.end(), ns) == existing.end()) {
-      must({"ip", "netns", "add", ns});
+      run_checked({"ip", "netns", "add", ns});
     }
     if (!succeeds({"ip", "link", "show", "dev", veth})) {
-      must({"ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns});
+      run_checked({"ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns});
     }
-    must({"ip", "link", "set", veth, "master", bridge, "up"});
-    must({"ip", "-n", ns, "link", "set", "lo", "up"});
-    must({"ip", "-n", ns, "addr", "replace", spec.address_of(i) + "/24", "dev", "eth0"});
-    must({"ip", "-n", ns, "link", "set", "eth0", "up"});
+    run_checked({"ip", "link", "set", veth, "master", bridge, "up"});
+    run_checked({"ip", "-n", ns, "link", "set", "lo", "up"});
+    run_checked({"ip", "-n", ns, "addr", "replace", spec.address_of(i) + "/24", "dev", "eth0"});
+    run_checked({"ip", "-n", ns, "link", "set", "eth0", "up"});
   }
   nlohmann::json shaping = shape_cluster(spec, NetworkProfile{});
   nlohmann::json state = {{"spec", spec.to_json()}, {"shaping", shaping}};
   write_file_atomically(state_path(spec.prefix), state.dump(2) + "\n");
+  if (ssh) start_ssh(spec);
+  if (slurm) start_slurm(spec);
 }
 
 void cluster_down(const std::string& prefix) {
   require_root_and_iproute2();
   for (const auto& ns : namespaces_with(prefix)) remove_namespace(ns);
   if (succeeds({"ip", "link", "show", "dev", prefix + "br0"})) {
-    must({"ip", "link", "del", prefix + "br0"});
+    run_checked({"ip", "link", "del", prefix + "br0"});
   }
+  remove_ssh(prefix);
+  remove_slurm(prefix);
+  remove_node_files(prefix);
   std::error_code ec;
   fs::remove(state_path(prefix), ec);
 }
@@ -195,6 +195,8 @@ nlohmann::json cluster_status(const std::string& prefix) {
   status["up"] = static_cast<int>(namespaces.size()) == spec.hosts;
   status["spec"] = state["spec"];
   status["delay_emulated"] = state["shaping"].value("delay_emulated", false);
+  status["ssh"] = ssh_is_set_up(prefix);
+  status["slurm"] = slurm_is_set_up(prefix);
   nlohmann::json hosts = nlohmann::json::array();
   for (int i = 0; i < spec.hosts; ++i) {
     std::string qdisc;
@@ -215,13 +217,21 @@ ClusterSpec current_cluster(const std::string& prefix) {
   return ClusterSpec::from_json(status["spec"]);
 }
 
-std::string cluster_hosts_file(const ClusterSpec& spec) {
-  std::string text = fmt::format(
-      "# The emulated {}-host cluster of `dtbench cluster up`: network namespaces {}n0.. on a\n"
-      "# bridge, reached by mpirun through harness/netns-agent instead of ssh.\n"
-      "#dtbench: emulated prefix={} subnet={}\n",
-      spec.hosts, spec.prefix, spec.prefix, spec.subnet);
-  for (int i = 0; i < spec.hosts; ++i) text += spec.address_of(i) + " slots=1\n";
+std::string cluster_hosts_file(const ClusterSpec& spec, bool ssh) {
+  std::string text =
+      ssh ? fmt::format(
+                "# The emulated {}-host cluster of `dtbench cluster up --ssh`: network namespaces\n"
+                "# {}n0.. on a bridge, each with its own sshd, reached by mpirun over ssh.\n"
+                "#dtbench: emulated prefix={} subnet={} launch=ssh\n",
+                spec.hosts, spec.prefix, spec.prefix, spec.subnet)
+          : fmt::format(
+                "# The emulated {}-host cluster of `dtbench cluster up`: network namespaces {}n0.. "
+                "on a\n# bridge, reached by mpirun through harness/netns-agent instead of ssh.\n"
+                "#dtbench: emulated prefix={} subnet={}\n",
+                spec.hosts, spec.prefix, spec.prefix, spec.subnet);
+  for (int i = 0; i < spec.hosts; ++i) {
+    text += (ssh ? spec.namespace_of(i) : spec.address_of(i)) + " slots=1\n";
+  }
   return text;
 }
 

@@ -14,10 +14,13 @@
 namespace dtbench {
 
 // Creates (or completes) the cluster and applies its shaping; running it on an existing
-// cluster only reapplies what differs. Records the spec for status and for the harness.
-void cluster_up(const ClusterSpec& spec);
+// cluster only reapplies what differs. Records the spec for status and for the harness. With
+// ssh, an OpenSSH server in each namespace too (cluster_ssh.h); with slurm, a Slurm partition
+// of its hosts (cluster_slurm.h).
+void cluster_up(const ClusterSpec& spec, bool ssh = false, bool slurm = false);
 
-// Removes every namespace, veth and bridge of that prefix (killing processes left in them).
+// Removes every namespace, veth and bridge of that prefix (killing processes left in them,
+// its sshds among them) and what cluster up --ssh wrote.
 void cluster_down(const std::string& prefix);
 
 // {"up": bool, "spec": {...}, "hosts": [{"namespace", "address", "qdisc"}], "delay_emulated"}.
@@ -30,7 +33,8 @@ ClusterSpec current_cluster(const std::string& prefix);
 // shaping applied, as recorded in results.
 nlohmann::json shape_cluster(const ClusterSpec& spec, const NetworkProfile& profile);
 
-// The hosts file for the cluster (OpenMPI syntax plus the #dtbench: emulated directive).
-std::string cluster_hosts_file(const ClusterSpec& spec);
+// The hosts file for the cluster (OpenMPI syntax plus the #dtbench: emulated directive): its
+// addresses, reached through the agent; with ssh, its nodes' names, reached by ssh.
+std::string cluster_hosts_file(const ClusterSpec& spec, bool ssh = false);
 
 }  // namespace dtbench

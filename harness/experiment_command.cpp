@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "cluster_ssh.h"
 #include "common/allocator.h"
 
 namespace dtbench {
@@ -81,11 +82,18 @@ std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const Co
   }
   if (hosts.emulated) {
     // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
+    // Reached by the agent, or by stock ssh with the cluster's client configuration.
     std::string subnet = hosts.subnet + ".0/24";
-    argv.insert(argv.end(), {"--mca", "plm_rsh_agent", s.netns_agent, "--mca", "oob_tcp_if_include",
-                             subnet, "--mca", "btl_tcp_if_include", subnet, "--mca", "pml", "ob1",
-                             "--mca", "btl", "tcp,self", "-x", "GLOO_SOCKET_IFNAME=eth0", "-x",
-                             "DTBENCH_NETNS_PREFIX=" + hosts.netns_prefix});
+    if (hosts.ssh) {
+      argv.insert(argv.end(),
+                  {"--mca", "plm_rsh_args", "-F " + ssh_client_config(hosts.netns_prefix)});
+    } else {
+      argv.insert(argv.end(), {"--mca", "plm_rsh_agent", s.netns_agent});
+    }
+    argv.insert(argv.end(),
+                {"--mca", "oob_tcp_if_include", subnet, "--mca", "btl_tcp_if_include", subnet,
+                 "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "-x", "GLOO_SOCKET_IFNAME=eth0",
+                 "-x", "DTBENCH_NETNS_PREFIX=" + hosts.netns_prefix});
   }
   return argv;
 }

@@ -8,16 +8,10 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace dtbench {
 namespace {
-
-std::vector<std::string> words_of(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
 
 int positive_int(const std::string& text) {
   static const std::regex digits("[1-9][0-9]{0,5}");
@@ -39,9 +33,12 @@ void parse_directive(const std::string& rest, HostsFile& f, const std::string& w
       f.netns_prefix = value;
     } else if (key == "subnet" && std::regex_match(value, subnet)) {
       f.subnet = value;
+    } else if (key == "launch" && (value == "agent" || value == "ssh")) {
+      f.ssh = value == "ssh";
     } else {
-      throw UserError(fmt::format("{}: bad emulated option '{}' (prefix=dtb- subnet=10.99.0)",
-                                  where, words[i]));
+      throw UserError(
+          fmt::format("{}: bad emulated option '{}' (prefix=dtb- subnet=10.99.0 launch=agent|ssh)",
+                      where, words[i]));
     }
   }
 }

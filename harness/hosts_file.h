@@ -2,10 +2,11 @@
 // Hosts files in OpenMPI's hostfile syntax ("host slots=N", '#' comments), as `mpirun
 // --hostfile` reads them, plus one dtbench directive hidden in a comment:
 //
-//     #dtbench: emulated prefix=dtb- subnet=10.99.0
+//     #dtbench: emulated prefix=dtb- subnet=10.99.0 [launch=ssh]
 //
 // marks a hosts file whose hosts are the emulated cluster's network namespaces (dtbench
-// cluster up), which mpirun reaches through harness/netns-agent instead of ssh.
+// cluster up), which mpirun reaches through harness/netns-agent, or with launch=ssh by ssh as
+// on a real cluster (dtbench cluster up --ssh; the hosts are then the nodes' names).
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct HostsFile {
   bool emulated = false;
   std::string netns_prefix = "dtb-";  // emulated: namespaces <prefix>n0, <prefix>n1, ...
   std::string subnet = "10.99.0";     // emulated: the cluster's /24, hosts at .1, .2, ...
+  bool ssh = false;  // emulated: mpirun reaches the hosts by ssh (cluster up --ssh), not the agent
 
   int total_slots() const;
 };

@@ -18,6 +18,7 @@
 #include "common/host.h"
 #include "common/ports.h"
 #include "common/process.h"
+#include "data/datasets.h"
 #include "experiment_command.h"
 #include "hosts_file.h"
 #include "matrix.h"
@@ -64,7 +65,7 @@ void check_datasets(const Matrix& m, const std::string& data_dir) {
     needed.insert(e.params.value("dataset", model.default_dataset));
   }
   for (const auto& d : needed) {
-    std::string sub = d == "cifar10" ? "cifar-10-batches-bin" : d;
+    const std::string& sub = find_dataset(d).dir;
     require(fs::is_directory(fs::path(data_dir) / sub),
             fmt::format("no {} in {} ({}/ missing): run `make data` or set DATA_DIR", d, data_dir,
                         sub));
@@ -81,6 +82,24 @@ CommandSettings command_settings(const RunOptions& o) {
   s.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   s.faults = o.faults;
   return s;
+}
+
+// Asks every host whether it can run the matrix (reached, the same build, the same data) before
+// anything is launched: each failure a line on stderr naming the host, then UserError.
+void preflight(const HostsFile& hosts, const CommandSettings& settings, const std::string& path) {
+  if (hosts.emulated) current_cluster(hosts.netns_prefix);  // one line if it is not up
+  DoctorOptions quick;
+  quick.link_mb = 0;
+  const std::vector<Finding> findings = examine_hosts(hosts, settings, quick);
+  int failed = 0;
+  for (const auto& f : findings) {
+    if (f.verdict != "FAIL") continue;
+    fmt::print(stderr, "dtbench run: preflight: {}\n", f.text);
+    ++failed;
+  }
+  require(failed == 0, fmt::format("the preflight of {} failed ({} above): nothing was launched "
+                                   "(--no-preflight launches anyway)",
+                                   path, failed == 1 ? "the problem" : "the problems"));
 }
 
 // The hosts file, with its path made absolute for mpirun (which may run elsewhere).
@@ -362,7 +381,17 @@ int run_matrix(const RunOptions& options) {
   }
   check_datasets(matrix, o.data_dir);
   catch_interrupts();
+  if (o.preflight) preflight(hosts, command_settings(o), o.hosts_path);
   return Runner(o, std::move(matrix), std::move(hosts)).run();
+}
+
+int doctor_command(const RunOptions& options, const DoctorOptions& doctor) {
+  HostsFile hosts = read_hosts_absolute(options.hosts_path);
+  if (hosts.emulated) current_cluster(hosts.netns_prefix);  // one line if it is not up
+  catch_interrupts();
+  const std::vector<Finding> findings = examine_hosts(hosts, command_settings(options), doctor);
+  for (const auto& f : findings) fmt::print("{:<5} {}\n", f.verdict, f.text);
+  return all_pass(findings) ? 0 : 1;
 }
 
 int launch(const RunOptions& options, int ranks, const std::vector<std::string>& command) {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "doctor.h"
 #include "noise.h"
 
 namespace dtbench {
@@ -32,6 +33,7 @@ struct RunOptions {
   NoisePolicy noise;
   bool dry_run = false;
   bool retry_failed = false;
+  bool preflight = true;  // ask every host first (doctor.h: reach, build, data)
   // Test only: group -> FaultPlan spec (common/fault_plan.h), passed as --fault to the binary of
   // every experiment in that group. Matrices cannot ask for faults.
   std::map<std::string, std::string> faults;
@@ -44,6 +46,10 @@ std::vector<std::pair<size_t, int>> round_schedule(size_t experiments, int round
 // Returns the exit code: 0 when no experiment failed or timed out (skipped ones, which need the
 // emulated cluster, are reported but are not failures), 1 otherwise, 130 when interrupted.
 int run_matrix(const RunOptions& options);
+
+// `dtbench doctor`: every check of doctor.h on the hosts file, a line each; returns 0 unless
+// one FAILs (1).
+int doctor_command(const RunOptions& options, const DoctorOptions& doctor);
 
 // `dtbench launch`: runs command on `ranks` ranks of the hosts file with the launch settings
 // `dtbench run` gives its experiments (for an emulated cluster, which must be up: the agent,

@@ -18,7 +18,9 @@
 #include <thread>
 
 #include "cluster.h"
+#include "cluster_ssh.h"
 #include "common/error.h"
+#include "common/files.h"
 #include "common/process.h"
 #include "experiment_command.h"
 #include "fixtures.h"
@@ -36,6 +38,7 @@
 namespace dtbench {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::TempDir;
@@ -474,6 +477,30 @@ TEST(Cluster, RatesParseInTcUnits) {
   // The committed hosts/netns-4 is exactly what `dtbench cluster up` describes.
   std::ifstream committed(kSource + "/hosts/netns-4");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(committed), {}), hosts);
+  EXPECT_FALSE(parsed.ssh);
+}
+
+TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSsh) {
+  const ClusterSpec spec;
+  const std::string hosts = cluster_hosts_file(spec, /*ssh=*/true);
+  EXPECT_EQ(read_text_file(kSource + "/hosts/netns-4-ssh"), hosts);
+  const HostsFile parsed = parse_hosts_file(hosts, "generated");
+  EXPECT_TRUE(parsed.emulated);
+  EXPECT_TRUE(parsed.ssh);
+  ASSERT_EQ(parsed.hosts.size(), 4u);
+  EXPECT_EQ(parsed.hosts[2].name, "dtb-n2");
+  CommandSettings settings;
+  settings.netns_agent = "/x/netns-agent";
+  const std::vector<std::string> over_ssh = mpirun_argv(4, parsed, settings, 0);
+  EXPECT_THAT(over_ssh, Not(Contains("plm_rsh_agent")));
+  EXPECT_THAT(over_ssh, Contains("-F " + ssh_client_config("dtb-")));
+  EXPECT_THAT(over_ssh, Contains("btl_tcp_if_include"));
+  const std::vector<std::string> by_agent =
+      mpirun_argv(4, parse_hosts_file(cluster_hosts_file(spec), "agent"), settings, 0);
+  EXPECT_THAT(by_agent, Contains("/x/netns-agent"));
+  EXPECT_THAT(
+      user_error([] { parse_hosts_file("#dtbench: emulated launch=rsh\nh slots=1\n", "h"); }),
+      HasSubstr("bad emulated option 'launch=rsh'"));
 }
 
 TEST(Progress, EtaScalesTheEstimatesByWhatWasMeasured) {

@@ -10,12 +10,14 @@
 
 #include "common/error.h"
 #include "common/slurm.h"
+#include "slurm_script.h"
 #include "train/system_info.h"
 
 namespace dtbench {
 namespace {
 
 using testing::HasSubstr;
+using testing::Not;
 
 // Every variable the code reads.
 constexpr const char* kRead[] = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST",
@@ -98,6 +100,39 @@ TEST(Slurm, MpirunInsideAnAllocationIsNotChecked) {
                       {"OMPI_COMM_WORLD_SIZE", "4"}});
   EXPECT_EQ(launcher(), "mpirun");
   EXPECT_EQ(error_of(4), "");
+}
+
+TEST(SlurmScript, OneTaskPerNodeTheAllocationAsHostsAndDtbenchRunInside) {
+  Matrix m;
+  m.name = "smoke";
+  m.experiments.resize(2);
+  m.experiments[0].ranks = 2;
+  m.experiments[1].ranks = 4;
+  SlurmScriptOptions o;
+  o.dtbench = "/opt/dtbench/build/dtbench";
+  o.matrix = "smoke";
+  o.data_dir = "/data";
+  o.out_dir = "/results/smoke";
+  o.time_limit = "01:00:00";
+  o.run_args = {"--repeat", "3", "--max-steal", "0.1 "};
+  const std::string script = slurm_script(m, o);
+  EXPECT_EQ(script.rfind("#!/bin/bash\n", 0), 0u);
+  EXPECT_THAT(script, HasSubstr("#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=1\n"));
+  EXPECT_THAT(script, HasSubstr("#SBATCH --output=/results/smoke/slurm-%j.out\n"));
+  EXPECT_THAT(script, HasSubstr("#SBATCH --time=01:00:00\n"));
+  EXPECT_THAT(script, Not(HasSubstr("--partition")));
+  EXPECT_THAT(script, HasSubstr("scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed "
+                                "'s/$/ slots=1/' > \"$hosts\""));
+  EXPECT_THAT(script, HasSubstr("exec /opt/dtbench/build/dtbench run --hosts \"$hosts\" --matrix "
+                                "smoke --data-dir /data --out /results/smoke --repeat 3 "
+                                "--max-steal '0.1 '\n"));
+  o.nodes = 3;
+  try {
+    slurm_script(m, o);
+    FAIL() << "3 nodes for a 4-rank experiment";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "--nodes 3: matrix smoke has an experiment of 4 ranks (one per node)");
+  }
 }
 
 }  // namespace

@@ -36,10 +36,26 @@ std::vector<uint8_t> read_maybe_gzipped(const std::string& path) {
   return bytes;
 }
 
+std::string read_text_file(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_maybe_gzipped(path);
+  return {bytes.begin(), bytes.end()};
+}
+
+void require_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError(fmt::format("cannot write {}: {}", path, ec.message()));
+  if (access(dir.c_str(), W_OK) != 0) {
+    throw UserError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  }
+}
+
 void write_file_atomically(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  require_writable(path);
   std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
   if (ends_with(path, ".gz")) {
     gzFile file = gzopen(tmp.c_str(), "wb6");

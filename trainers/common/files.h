@@ -9,6 +9,13 @@ namespace dtbench {
 // uncompressed files through). Throws UserError naming the file when it cannot be read.
 std::vector<uint8_t> read_maybe_gzipped(const std::string& path);
 
+// read_maybe_gzipped as text.
+std::string read_text_file(const std::string& path);
+
+// Makes path's directory (and its parents) and checks that a file can be written there, so that a
+// run fails at its start rather than when its result is ready: UserError "cannot write PATH: why".
+void require_writable(const std::string& path);
+
 // Writes text to path through a temporary file in the same directory and a rename, so a
 // reader never sees a half-written file. Creates missing parent directories. A path ending in
 // ".gz" is written gzip-compressed (traces: Perfetto and chrome://tracing open .json.gz).

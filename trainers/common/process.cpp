@@ -39,6 +39,15 @@ void redirect(const std::string& path, int fd) {
   if (file < 0 || dup2(file, fd) < 0) _exit(126);
 }
 
+// argv as execvp takes it, ending in a null pointer; valid while argv lives.
+std::vector<char*> exec_argv(const std::vector<std::string>& argv) {
+  std::vector<char*> out;
+  out.reserve(argv.size() + 1);
+  for (const auto& a : argv) out.push_back(const_cast<char*>(a.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
 // In the child after fork, until exec. (The harness is single-threaded, so setenv is safe.)
 [[noreturn]] void exec_child(const ProcessSpec& spec, std::vector<char*>& argv, pid_t parent,
                              int error_pipe) {
@@ -61,9 +70,7 @@ void redirect(const std::string& path, int fd) {
 }
 
 pid_t start(const ProcessSpec& spec) {
-  std::vector<char*> argv;
-  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+  std::vector<char*> argv = exec_argv(spec.argv);
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw RunError("pipe() failed");
   pid_t parent = getpid();
@@ -85,9 +92,10 @@ pid_t start(const ProcessSpec& spec) {
 // What the child left behind comes back here: the harness is the subreaper of its children's
 // descendants (an mpirun may end before the launch agents that ran its ranks), so that their
 // CPU time reaches RUSAGE_CHILDREN when they are reaped.
+std::atomic<bool> g_subreaper{false};  // set once run_process has made this a subreaper
+
 void become_subreaper() {
-  static const bool done = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
-  (void)done;
+  if (!g_subreaper.exchange(true)) prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 // This process's living children (the kernel's list; empty where it does not keep one).
@@ -167,13 +175,61 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
   return outcome;
 }
 
-int run_captured(const std::vector<std::string>& argv, std::string* output) {
+void run_checked(const std::vector<std::string>& argv) {
+  std::string out;
+  if (run_captured(argv, &out) != 0) {
+    throw RunError(fmt::format("`{}` failed: {}", fmt::join(argv, " "), first_line(out)));
+  }
+}
+
+int start_daemon(const std::vector<std::string>& argv, const std::string& log_path) {
+  std::vector<char*> args = exec_argv(argv);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw RunError("pipe() failed");
+  // The daemon is a grandchild whose parent exits at once: with this process no subreaper
+  // meanwhile, it goes to init rather than to run_process's reaping.
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    setsid();
+    const pid_t daemon = fork();
+    if (daemon != 0) {
+      (void)!write(pipe_fds[1], &daemon, sizeof(daemon));
+      _exit(daemon > 0 ? 0 : 1);
+    }
+    const int in = open("/dev/null", O_RDONLY);
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (in < 0 || log < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(log, STDOUT_FILENO) < 0 ||
+        dup2(log, STDERR_FILENO) < 0) {
+      _exit(126);
+    }
+    execvp(args[0], args.data());
+    const int error = errno;
+    (void)!write(pipe_fds[1], &error, sizeof(error));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  pid_t daemon = -1;
+  int error = 0;
+  const bool got_pid = child > 0 && read(pipe_fds[0], &daemon, sizeof(daemon)) == sizeof(daemon);
+  const bool failed = read(pipe_fds[0], &error, sizeof(error)) == sizeof(error);
+  close(pipe_fds[0]);
+  if (child > 0) waitpid(child, nullptr, 0);
+  if (g_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  if (!got_pid || daemon < 0) throw RunError("fork() failed");
+  if (failed) throw UserError(fmt::format("cannot run {}: {}", argv[0], std::strerror(error)));
+  return daemon;
+}
+
+int run_captured(const std::vector<std::string>& argv, std::string* output,
+                 const std::map<std::string, std::string>& env) {
   char path[] = "/tmp/dtbench-capture-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) throw RunError("cannot create a temporary file in /tmp");
   close(fd);
   ProcessSpec spec;
   spec.argv = argv;
+  spec.env = env;
   spec.stdout_path = path;
   spec.stderr_path = path;
   ProcessOutcome outcome;

@@ -30,8 +30,18 @@ struct ProcessSpec {
 // killed after a grace period). UserError when argv[0] cannot be executed.
 ProcessOutcome run_process(const ProcessSpec& spec);
 
-// Runs argv and returns its exit code, with stdout and stderr together in *output.
-int run_captured(const std::vector<std::string>& argv, std::string* output);
+// Runs argv (env added to the inherited environment) and returns its exit code, with stdout and
+// stderr together in *output.
+int run_captured(const std::vector<std::string>& argv, std::string* output,
+                 const std::map<std::string, std::string>& env = {});
+
+// Runs argv, which must succeed: RunError "`argv` failed: <first line of its output>" otherwise.
+void run_checked(const std::vector<std::string>& argv);
+
+// Starts argv as a daemon that outlives this process and is not its child (nor reaped by
+// run_process): a session of its own, stdin from /dev/null, stdout and stderr appended to
+// log_path. Returns its pid. UserError when argv[0] cannot be executed.
+int start_daemon(const std::vector<std::string>& argv, const std::string& log_path);
 
 // From now on SIGINT and SIGTERM only set a flag that run_process and the caller poll.
 void catch_interrupts();

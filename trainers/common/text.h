@@ -1,6 +1,8 @@
 #pragma once
 // Small text tests shared across the code.
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace dtbench {
 
@@ -9,6 +11,23 @@ namespace dtbench {
 inline bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() > suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The whitespace-separated words of text.
+inline std::vector<std::string> words_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// The last line of text that is not empty ("" for none): a log's final word.
+inline std::string last_line(const std::string& text) {
+  const size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end - (begin == std::string::npos ? 0 : begin + 1) + 1);
 }
 
 }  // namespace dtbench

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "data/datasets.h"
 
 namespace dtbench {
 namespace {
@@ -15,7 +16,7 @@ constexpr int64_t kPixels = 3 * kSide * kSide;
 constexpr int64_t kRecord = 1 + kPixels;
 
 std::vector<std::string> split_files(const std::string& data_dir, Split split) {
-  std::string dir = data_dir + "/cifar-10-batches-bin/";
+  std::string dir = data_dir + "/" + find_dataset("cifar10").dir + "/";
   if (split == Split::test) return {dir + "test_batch.bin"};
   std::vector<std::string> files;
   for (int i = 1; i <= 5; ++i) files.push_back(fmt::format("{}data_batch_{}.bin", dir, i));

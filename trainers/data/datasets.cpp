@@ -17,9 +17,9 @@ const std::vector<DatasetSpec>& dataset_registry() {
                   {63.0f / 255, 62.1f / 255, 66.7f / 255},
                   /*out_size=*/32,
                   /*augment=*/true},
-       3},
+       3, "cifar-10-batches-bin"},
       {"mnist", "MNIST idx (gzipped or not): grey 28x28, padded to 32x32 for LeNet-5",
-       Preprocess{{0.1307f}, {0.3081f}, /*out_size=*/32, /*augment=*/false}, 1},
+       Preprocess{{0.1307f}, {0.3081f}, /*out_size=*/32, /*augment=*/false}, 1, "mnist"},
   };
   return registry;
 }

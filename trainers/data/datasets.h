@@ -24,6 +24,7 @@ struct DatasetSpec {
   std::string description;
   Preprocess preprocess;
   int64_t channels;
+  std::string dir;  // its folder under the data directory, as `make data` unpacks it
 };
 
 const std::vector<DatasetSpec>& dataset_registry();

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "data/datasets.h"
 
 namespace dtbench {
 namespace {
@@ -54,7 +55,7 @@ std::vector<uint32_t> read_header(const std::string& file, const std::vector<uin
 
 Dataset load_mnist(const std::string& data_dir, Split split) {
   std::string prefix = split == Split::train ? "train" : "t10k";
-  std::string dir = data_dir + "/mnist";
+  std::string dir = data_dir + "/" + find_dataset("mnist").dir;
   std::string image_file = locate(dir, prefix + "-images-idx3-ubyte");
   std::string label_file = locate(dir, prefix + "-labels-idx1-ubyte");
   auto image_bytes = read_maybe_gzipped(image_file);

@@ -1,0 +1,299 @@
+#include "doctor.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "cluster.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "common/git_commit.h"
+#include "common/host.h"
+#include "common/process.h"
+#include "common/text.h"
+#include "data/datasets.h"
+
+namespace dtbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kSlow = 0.7;  // a link below 70% of the reference is slow
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string mb_per_s(double bytes_per_s) {
+  return fmt::format("{:.1f} MB/s", bytes_per_s / 1e6);
+}
+
+// A scratch directory removed when it goes out of scope.
+class Scratch {
+ public:
+  Scratch() {
+    std::string pattern = (fs::temp_directory_path() / "dtbench-doctor-XXXXXX").string();
+    require(mkdtemp(pattern.data()) != nullptr, "cannot create a scratch directory in /tmp");
+    path_ = pattern;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct ProbeRun {
+  bool ok = false;
+  std::string answer;     // rank 0's JSON, checked when ok
+  std::string why;        // what went wrong, one line
+  std::string last_pair;  // the last "measuring A <-> B" the probes announced
+};
+
+// The first line of OpenMPI's or ssh's message that says something (not a banner rule).
+std::string telling_line(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of("- \t*") == std::string::npos) continue;
+    if (line.rfind("dtbench-probe: measuring", 0) == 0) continue;
+    return line;
+  }
+  return "";
+}
+
+ProbeRun run_probe(const HostsFile& hosts, int ranks, const CommandSettings& settings,
+                   const DoctorOptions& options, bool links, const std::string& dir) {
+  ProcessSpec spec;
+  spec.argv = mpirun_argv(ranks, hosts, settings, ranks > 1 ? 1 : 0);
+  spec.argv.insert(spec.argv.end(),
+                   {settings.bin_dir + "/dtbench-probe", "--data-dir", settings.data_dir});
+  if (links) {
+    spec.argv.insert(spec.argv.end(), {"--link-mb", fmt::format("{}", options.link_mb), "--repeats",
+                                       std::to_string(options.repeats)});
+  }
+  spec.env = experiment_env(hosts);
+  spec.stdout_path = dir + "/stdout";
+  spec.stderr_path = dir + "/stderr";
+  spec.timeout_s = options.timeout_s;
+  const ProcessOutcome outcome = run_process(spec);
+  ProbeRun run;
+  const std::string out = read_text_file(spec.stdout_path);
+  const std::string err = read_text_file(spec.stderr_path);
+  std::istringstream lines(err);
+  const std::string announced = "dtbench-probe: measuring ";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(announced, 0) == 0) run.last_pair = line.substr(announced.size());
+  }
+  run.answer = last_line(out);
+  const auto answer = nlohmann::json::parse(run.answer, nullptr, /*allow_exceptions=*/false);
+  run.ok = outcome.exit_code == 0 && answer.is_object() && answer.contains("hosts") &&
+           answer.contains("links");
+  if (!run.ok) {
+    const std::string said = telling_line(err + "\n" + out);
+    run.why = outcome.timed_out
+                  ? fmt::format("no answer in {:.0f} s", options.timeout_s)
+                  : fmt::format("exit {}{}", outcome.exit_code, said.empty() ? "" : ": " + said);
+  }
+  return run;
+}
+
+// The rate the hosts file's cluster states for every link, in bytes/s (0: none stated).
+std::pair<double, std::string> stated_rate(const HostsFile& hosts) {
+  if (!hosts.emulated) return {0, "the fastest link seen"};
+  const ClusterSpec spec = current_cluster(hosts.netns_prefix);
+  if (spec.rate.empty() || spec.rate == "none") return {0, "the fastest link seen"};
+  return {parse_rate(spec.rate) / 8, fmt::format("the cluster's stated {}", spec.rate)};
+}
+
+}  // namespace
+
+HostIdentity HostIdentity::from_json(const nlohmann::json& j) {
+  HostIdentity h;
+  h.host = j.value("host", "");
+  h.commit = j.value("commit", "");
+  h.data = j.value("data", std::map<std::string, std::string>{});
+  return h;
+}
+
+nlohmann::json host_identity(const std::string& data_dir) {
+  nlohmann::json data = nlohmann::json::object();
+  for (const auto& dataset : dataset_registry()) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(fs::path(data_dir) / dataset.dir, ec)) {
+      if (!entry.is_regular_file()) continue;
+      data[dataset.dir + "/" + entry.path().filename().string()] =
+          sha256_of_file(entry.path().string());
+    }
+  }
+  return {{"host", host_name()}, {"commit", git_commit()}, {"data", data}};
+}
+
+std::vector<Finding> judge_hosts(const HostIdentity& here, const std::vector<std::string>& names,
+                                 const std::vector<HostIdentity>& hosts) {
+  std::vector<Finding> out;
+  if (hosts.empty()) return out;  // none answered: nothing to compare
+  bool builds_alike = true, data_alike = true;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    const HostIdentity& h = hosts[i];
+    if (h.commit != here.commit) {
+      builds_alike = false;
+      out.push_back({"FAIL", fmt::format("build: {} runs dtbench {}, this machine {}: build the "
+                                         "same commit there (a -dirty build is not the same)",
+                                         names[i], h.commit, here.commit)});
+    }
+    for (const auto& [file, sum] : here.data) {
+      auto it = h.data.find(file);
+      if (it != h.data.end() && it->second == sum) continue;
+      data_alike = false;
+      out.push_back({"FAIL", fmt::format("data: {}: {} {}: copy the data directory there", names[i],
+                                         file, it == h.data.end() ? "is missing" : "differs")});
+      break;  // one line per host
+    }
+  }
+  if (builds_alike) {
+    out.push_back({"PASS", fmt::format("build: the {} hosts that answered run dtbench {}, as here",
+                                       hosts.size(), here.commit)});
+  }
+  if (data_alike) {
+    out.push_back({"PASS", fmt::format("data: the {} hosts that answered have the {} dataset files "
+                                       "this machine has",
+                                       hosts.size(), here.data.size())});
+  }
+  return out;
+}
+
+std::vector<Finding> judge_links(const std::vector<std::string>& names,
+                                 const std::vector<LinkRate>& links, double stated,
+                                 const std::string& stated_what) {
+  if (links.empty()) return {{"PASS", "links: one host, none to measure"}};
+  double fastest = 0;
+  for (const auto& l : links) fastest = std::max(fastest, l.bytes_per_s);
+  const double reference = stated > 0 ? stated : fastest;
+  const std::string ref = fmt::format("{}, {}", mb_per_s(reference), stated_what);
+  std::vector<std::vector<double>> touching(names.size());
+  for (const auto& l : links) {
+    touching[l.from].push_back(l.bytes_per_s / reference);
+    touching[l.to].push_back(l.bytes_per_s / reference);
+  }
+  std::vector<double> host_ratio(names.size());
+  std::set<int> slow_hosts;
+  for (size_t h = 0; h < names.size(); ++h) {
+    host_ratio[h] = median(touching[h]);
+    if (host_ratio[h] < kSlow) slow_hosts.insert(static_cast<int>(h));
+  }
+  std::vector<Finding> out;
+  if (slow_hosts.size() == names.size()) {
+    std::vector<double> all(links.size());
+    std::transform(links.begin(), links.end(), all.begin(),
+                   [](const LinkRate& l) { return l.bytes_per_s; });
+    out.push_back({"WARN", fmt::format("links: every host's links are slow: median {}, {:.0f}% of "
+                                       "{}",
+                                       mb_per_s(median(all)), 100 * median(all) / reference, ref)});
+    return out;
+  }
+  std::vector<double> others;
+  for (size_t h = 0; h < names.size(); ++h) {
+    if (slow_hosts.count(static_cast<int>(h)) == 0) others.push_back(host_ratio[h]);
+  }
+  for (int h : slow_hosts) {
+    out.push_back({"WARN", fmt::format("links: {} is slow: its links at {} (median), {:.0f}% of "
+                                       "{}; the other hosts' {:.0f}%",
+                                       names[h], mb_per_s(host_ratio[h] * reference),
+                                       100 * host_ratio[h], ref, 100 * median(others))});
+  }
+  for (const auto& l : links) {
+    if (l.bytes_per_s >= kSlow * reference || slow_hosts.count(l.from) > 0 ||
+        slow_hosts.count(l.to) > 0) {
+      continue;
+    }
+    out.push_back(
+        {"WARN", fmt::format("links: {} -> {} at {}, {:.0f}% of {}", names[l.from], names[l.to],
+                             mb_per_s(l.bytes_per_s), 100 * l.bytes_per_s / reference, ref)});
+  }
+  if (out.empty()) {
+    double slowest = fastest;
+    for (const auto& l : links) slowest = std::min(slowest, l.bytes_per_s);
+    out.push_back({"PASS", fmt::format("links: {} directions between {} hosts, the slowest at {} "
+                                       "({:.0f}% of {})",
+                                       links.size(), names.size(), mb_per_s(slowest),
+                                       100 * slowest / reference, ref)});
+  }
+  return out;
+}
+
+std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings& settings,
+                                   const DoctorOptions& options) {
+  const Scratch scratch;
+  std::vector<Finding> out;
+  std::vector<std::string> names;
+  std::vector<HostIdentity> answers;
+  for (size_t i = 0; i < hosts.hosts.size(); ++i) {
+    const std::string dir = fmt::format("{}/host-{}", scratch.path(), i);
+    fs::create_directories(dir);
+    HostsFile one = hosts;
+    one.hosts = {{hosts.hosts[i].name, 1}};
+    one.path = dir + "/hosts";
+    write_file_atomically(one.path, hosts.hosts[i].name + " slots=1\n");
+    const ProbeRun run = run_probe(one, 1, settings, options, false, dir);
+    if (!run.ok) {
+      out.push_back({"FAIL", fmt::format("reach: {}: mpirun could not run dtbench-probe there "
+                                         "({}): check that `ssh {}` logs in without a prompt "
+                                         "and that {} exists there",
+                                         hosts.hosts[i].name, run.why, hosts.hosts[i].name,
+                                         settings.bin_dir + "/dtbench-probe")});
+      continue;
+    }
+    names.push_back(hosts.hosts[i].name);
+    answers.push_back(HostIdentity::from_json(nlohmann::json::parse(run.answer)["hosts"].at(0)));
+  }
+  if (names.size() == hosts.hosts.size()) {
+    out.push_back({"PASS", fmt::format("reach: mpirun ran dtbench-probe on all {} hosts{}",
+                                       names.size(), hosts.ssh ? " (over ssh)" : "")});
+  }
+  const HostIdentity here = HostIdentity::from_json(host_identity(settings.data_dir));
+  for (auto& f : judge_hosts(here, names, answers)) out.push_back(std::move(f));
+  if (options.link_mb <= 0 || names.size() != hosts.hosts.size()) return out;
+  const int n = static_cast<int>(hosts.hosts.size());
+  std::vector<LinkRate> links;
+  if (n > 1) {
+    const std::string dir = scratch.path() + "/links";
+    fs::create_directories(dir);
+    const ProbeRun run = run_probe(hosts, n, settings, options, true, dir);
+    if (!run.ok) {
+      out.push_back(
+          {"FAIL",
+           fmt::format("links: the measurement between the hosts failed ({}){}: a port "
+                       "blocked between two hosts, or a firewall",
+                       run.why, run.last_pair.empty() ? "" : ", last between " + run.last_pair)});
+      return out;
+    }
+    const nlohmann::json answer = nlohmann::json::parse(run.answer);
+    for (const auto& l : answer["links"]) {
+      links.push_back({l["from"].get<int>(), l["to"].get<int>(), l["bytes_per_s"].get<double>()});
+    }
+  }
+  const auto [stated, what] = stated_rate(hosts);
+  for (auto& f : judge_links(names, links, stated, what)) out.push_back(std::move(f));
+  return out;
+}
+
+bool all_pass(const std::vector<Finding>& findings) {
+  return std::none_of(findings.begin(), findings.end(),
+                      [](const Finding& f) { return f.verdict == "FAIL"; });
+}
+
+}  // namespace dtbench

@@ -1,0 +1,68 @@
+#pragma once
+// `dtbench doctor --hosts FILE`: whether a hosts file is ready for a matrix, asked of every
+// host through the launcher the experiments use (dtbench-probe): each host reachable, the same
+// dtbench build everywhere (commit and dirty flag), the same dataset files (SHA-256), and the
+// links measured in rounds of disjoint pairs against the rate the cluster states or the
+// fastest seen, naming a slow host or link. `dtbench run` asks the first three before it
+// launches anything (the preflight).
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "experiment_command.h"
+#include "hosts_file.h"
+
+namespace dtbench {
+
+// One line of the verdict: "PASS", "WARN" or "FAIL", and what was found (naming the host).
+struct Finding {
+  std::string verdict;
+  std::string text;
+};
+
+// A host's answer: its name, its build and its dataset files (path under the data directory ->
+// SHA-256).
+struct HostIdentity {
+  std::string host;
+  std::string commit;
+  std::map<std::string, std::string> data;
+  static HostIdentity from_json(const nlohmann::json& j);
+};
+
+// This process's own identity (dtbench-probe answers with the same), for data_dir.
+nlohmann::json host_identity(const std::string& data_dir);
+
+// One direction of one link: from -> to (indices of the hosts file's hosts).
+struct LinkRate {
+  int from = 0;
+  int to = 0;
+  double bytes_per_s = 0;
+};
+
+// Builds and data of every host (named as the hosts file names them) against this machine's.
+std::vector<Finding> judge_hosts(const HostIdentity& here, const std::vector<std::string>& names,
+                                 const std::vector<HostIdentity>& hosts);
+
+// The links against `stated` bytes/s (0: the fastest seen), described by `stated_what`
+// ("the cluster's 1gbit"). A host whose links are slow while the others' are not is named;
+// otherwise each slow link is.
+std::vector<Finding> judge_links(const std::vector<std::string>& names,
+                                 const std::vector<LinkRate>& links, double stated,
+                                 const std::string& stated_what);
+
+struct DoctorOptions {
+  double link_mb = 4;  // 0: the links are not measured (the preflight)
+  int repeats = 2;
+  double timeout_s = 60;
+};
+
+// Launches the probes (each host alone, then, with links, all hosts together; the data
+// directory is settings.data_dir) and judges.
+std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings& settings,
+                                   const DoctorOptions& options);
+
+// Whether none of the findings is a FAIL.
+bool all_pass(const std::vector<Finding>& findings);
+
+}  // namespace dtbench

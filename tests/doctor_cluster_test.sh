@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `dtbench doctor` on the emulated cluster (needs root; exit 77 = skipped otherwise): 4 hosts at
+# 1 Gbit/s, one of them (the third) at 100 Mbit/s, which the doctor is not told: every host is
+# reached, the builds and data agree, and the one warning about links names that host and no
+# other. Own prefix and subnet: a user's cluster is untouched.
+#   usage: doctor_cluster_test.sh DTBENCH MAKE_FIXTURE
+set -uo pipefail
+dtbench=$1 make_fixture=$2
+if [ "$(id -u)" -ne 0 ]; then echo "skipped: the emulated cluster needs root"; exit 77; fi
+source "$(dirname "$0")/check.sh"
+prefix=dtbd- subnet=10.94.0
+cleanup='"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1'
+"$make_fixture" "$work/data"
+"$dtbench" cluster up --prefix $prefix --subnet $subnet --nodes 4 --rate 1gbit --delay none \
+  --bottleneck-host 2 --bottleneck-rate 100mbit --write-hosts "$work/hosts" >/dev/null
+check "up: exit 0 ($?)" test $? -eq 0
+"$dtbench" doctor --hosts "$work/hosts" --data-dir "$work/data" >"$work/doctor.out" 2>&1
+code=$?
+cat "$work/doctor.out"
+check "doctor: exit 0, a warning is not a failure ($code)" test $code -eq 0
+check "every host reached" grep -q "^PASS  reach: .* all 4 hosts" "$work/doctor.out"
+check "the same build" grep -q "^PASS  build:" "$work/doctor.out"
+check "the same data" grep -q "^PASS  data: .* 4 dataset files" "$work/doctor.out"
+check "one warning" test "$(grep -c "^WARN" "$work/doctor.out")" -eq 1
+check "it names the host at 100 Mbit/s" grep -q "^WARN  links: $subnet.3 is slow" "$work/doctor.out"
+"$dtbench" cluster down --prefix $prefix >/dev/null
+"$dtbench" doctor --hosts "$work/hosts" --data-dir "$work/data" >"$work/down.out" 2>"$work/down.err"
+code=$?
+check "doctor on a cluster that is down: one line, exit 2 ($code)" \
+  test $code -eq 2 -a "$(wc -l <"$work/down.err")" -eq 1
+exit $status

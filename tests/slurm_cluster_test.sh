@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Slurm on the emulated cluster (needs root and Slurm and munge from `make setup-cluster`; exit
+# 77 = skipped otherwise): `dtbench cluster up --slurm` makes a partition of 4 namespaces, srun
+# reaches each node under its own name, and a matrix written by `dtbench slurm-script` and
+# submitted with `sbatch --wait` runs `dtbench run` inside the allocation: its results are read
+# back, one rank per node, with the job recorded; a script asking for fewer nodes than the
+# matrix's largest experiment is refused. `down` stops the daemons. Own prefix and subnet.
+#   usage: slurm_cluster_test.sh DTBENCH MAKE_FIXTURE
+set -uo pipefail
+dtbench=$1 make_fixture=$2
+if [ "$(id -u)" -ne 0 ]; then echo "skipped: the emulated cluster needs root"; exit 77; fi
+for d in slurmctld slurmd munged; do
+  if [ ! -x /usr/sbin/$d ]; then echo "skipped: no $d (make setup-cluster)"; exit 77; fi
+done
+source "$(dirname "$0")/check.sh"
+prefix=dtbl- subnet=10.93.0
+cleanup='"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1'
+"$make_fixture" "$work/data"
+"$dtbench" cluster up --slurm --prefix $prefix --subnet $subnet --nodes 4 --rate none \
+  --delay none >"$work/up.out" 2>&1
+check "up --slurm: exit 0 ($?)" test $? -eq 0
+cat "$work/up.out"
+export SLURM_CONF=/run/dtbench/${prefix}slurm/slurm.conf
+names=$(srun -N4 hostname | sort | xargs)
+check "srun: each node under its own name ($names)" \
+  test "$names" == "${prefix}n0 ${prefix}n1 ${prefix}n2 ${prefix}n3"
+
+cat >"$work/matrix.json" <<'JSON'
+{"entries": [
+  {"group": "train", "ranks": 4, "model": "lenet5", "global_batch": 24, "eval": false,
+   "max_iters": 5, "sync": "allreduce", "backend": ["mpi", "gloo"]}
+]}
+JSON
+"$dtbench" slurm-script --matrix "$work/matrix.json" --nodes 3 --out "$work/r" 2>"$work/small.err"
+check "a script for fewer nodes than the largest experiment: refused, exit 2 ($?)" \
+  test $? -eq 2 -a "$(wc -l <"$work/small.err")" -eq 1
+"$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$work/r" \
+  -o "$work/job.sh" -- --quiet-wait-s 0 --noise-tries 1
+check "slurm-script: exit 0 ($?)" test $? -eq 0
+cat "$work/job.sh"
+timeout 240 sbatch --wait "$work/job.sh" >"$work/sbatch.out" 2>&1
+code=$?
+cat "$work/sbatch.out" "$work"/r/slurm-*.out
+check "sbatch --wait: the job succeeded ($code)" test $code -eq 0
+job=$(grep -o "[0-9]*$" "$work/sbatch.out")
+for backend in mpi gloo; do
+  record=$(kept "$work/r/experiments/train" result.json -path "*backend=$backend*")
+  summary=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(x["host"] for x in r["ranks"]), r["system"]["slurm"]["job_id"], r["system"]["launcher"])' "$record")
+  check "$backend: one rank per node, job $job, launched by mpirun ($summary)" \
+    test "$summary" == "${prefix}n0 ${prefix}n1 ${prefix}n2 ${prefix}n3 $job mpirun"
+done
+check "system.json records the job" \
+  python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["slurm"]["job_id"] != sys.argv[2])' \
+  "$work/r/system.json" "$job"
+
+pids=$(cat /run/dtbench/${prefix}slurm/*.pid 2>/dev/null | xargs)
+"$dtbench" cluster down --prefix $prefix
+gone() { for pid in $pids; do ! kill -0 "$pid" 2>/dev/null || return 1; done; }
+check "down: slurmctld and the slurmds have ended ($pids)" wait_until 10 gone
+check "down: configuration and state removed" test ! -e /run/dtbench/${prefix}slurm
+exit $status
