@@ -181,6 +181,7 @@ void run_tool(const std::vector<std::string>& argv, const std::string& what) {
 }  // namespace
 
 int build_report(const ReportOptions& o) {
+  require_writable(o.output);  // before the work, not after it
   Results results = load_results(o.result_dirs, o.each_directory);
   for (const auto& w : results.warnings) fmt::print(stderr, "dtbench report: {}\n", w);
   fs::path out = fs::absolute(o.output);

@@ -1,7 +1,12 @@
 // dtbench-train as a user meets it: --help lists every option with its default, and every
 // kind of bad input is one line on stderr with exit code 2.
+#include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -94,11 +99,41 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("--aggregate max", "unknown aggregate 'max'"),
                       std::make_pair("--backend nccl", "unknown backend 'nccl'"),
                       std::make_pair("--malloc tcmalloc", "--malloc"),
+                      std::make_pair("--lr nan", "--lr: nan is not a finite number"),
+                      std::make_pair("--momentum inf", "--momentum: inf is not a finite number"),
+                      std::make_pair("--out /proc/dtbench-none/r.json",
+                                     "cannot write /proc/dtbench-none/r.json: "),
+                      std::make_pair("--trace /proc/dtbench-none/t.json.gz",
+                                     "cannot write /proc/dtbench-none/t.json.gz: "),
                       std::make_pair("--master 10.10.1.1:29500", "--master needs --world-size"),
                       std::make_pair("--world-size 2 --rank 2", "--rank 2 is not within"),
                       std::make_pair("--data-dir /nonexistent-dtbench",
                                      "/nonexistent-dtbench/cifar-10-batches-bin/"
                                      "data_batch_1.bin: file not found")));
+
+TEST(Cli, ABusyRendezvousPortIsOneLineAndExitCodeTwo) {
+  TempDir dir;
+  testing::write_mnist(dir.path(), 10, 10, false);
+  const int taken = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(addr);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(taken, 1), 0);
+  ASSERT_EQ(getsockname(taken, reinterpret_cast<sockaddr*>(&addr), &length), 0);
+  const int port = ntohs(addr.sin_port);
+  Outcome o =
+      run_train(fmt::format("--model lenet5 --data-dir {} --backend gloo --master "
+                            "127.0.0.1:{} --world-size 1 --rank 0 --timeout-s 20",
+                            dir.path(), port));
+  close(taken);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find(fmt::format("port {} of --master 127.0.0.1:{} is in use", port, port)),
+            std::string::npos)
+      << o.err;
+}
 
 TEST(Cli, CorruptDatasetIsOneLineAndExitCodeTwo) {
   TempDir dir;

@@ -186,4 +186,10 @@ check "an archive folder: exit 2 ($code), one line: $(cat "$work/a.err")" \
   test $code -eq 2 -a "$(wc -l <"$work/a.err")" -eq 1 -a ! -e "$work/a/group.pdf"
 check "an archive folder: the directories inside named" \
   grep -q "$archive is not a results directory but holds [0-9]*: .*e.g. $archive/" "$work/a.err"
+# An output that cannot be written: one line naming it, exit 2, before any work.
+"$dtbench" report "$local" -o /proc/dtbench-none/group.pdf >/dev/null 2>"$work/w.err"
+code=$?
+check "an unwritable output: exit 2 ($code), one line: $(cat "$work/w.err")" \
+  test $code -eq 2 -a "$(wc -l <"$work/w.err")" -eq 1
+grep -q "cannot write /proc/dtbench-none/group.pdf: " "$work/w.err" || { echo "FAILED: unwritable message"; status=1; }
 exit $status

@@ -1,6 +1,7 @@
 #include "comm/launch.h"
 
 #include <arpa/inet.h>
+#include <c10/util/Logging.h>
 #include <fmt/format.h>
 #include <ifaddrs.h>
 #include <mpi.h>
@@ -96,12 +97,24 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
   store_options.waitWorkers = false;
   store_options.timeout = timeout;
   c10::intrusive_ptr<c10d::Store> store;
+  // c10d logs every failed bind and connect on stderr (glog) before it throws: the one line
+  // below says what matters.
+  const int loudness = FLAGS_minloglevel;
+  FLAGS_minloglevel = google::GLOG_FATAL;
   try {
     store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
   } catch (const std::exception& e) {
-    throw CommError(fmt::format("gloo: rank {}: rendezvous at {} failed: {}", rank, master,
-                                first_line(e.what())));
+    FLAGS_minloglevel = loudness;
+    const std::string why = first_line(e.what());
+    if (why.find("Address already in use") != std::string::npos) {
+      throw UserError(
+          fmt::format("gloo: rank 0: port {} of --master {} is in use: choose "
+                      "another port",
+                      port, master));
+    }
+    throw CommError(fmt::format("gloo: rank {}: rendezvous at {} failed: {}", rank, master, why));
   }
+  FLAGS_minloglevel = loudness;
   bool local = host == "127.0.0.1" || host == "localhost";
   return make_gloo_communicator(store, rank, size, timeout, local);
 }

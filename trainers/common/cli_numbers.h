@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <string>
 
 namespace dtbench {
@@ -16,6 +17,7 @@ inline CLI::Validator number_at_least(double low, bool low_allowed, const std::s
         if (!CLI::detail::lexical_cast(text, value)) {
           return fmt::format("'{}' is not a number", text);
         }
+        if (!std::isfinite(value)) return fmt::format("{} is not a finite number", text);
         if (value < low || (!low_allowed && value == low)) {
           return fmt::format("{} is not {} {}", text, low_allowed ? ">=" : ">", low);
         }

@@ -12,6 +12,7 @@
 #include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/fault_plan.h"
+#include "common/files.h"
 #include "common/registry.h"
 #include "data/datasets.h"
 #include "models/models.h"
@@ -179,6 +180,8 @@ void resolve(TrainConfig& c, const ModelDefaults& d) {
   require(c.rank < 0 || c.rank < c.world_size,
           fmt::format("--rank {} is not within --world-size {}", c.rank, c.world_size));
   if (c.out.empty()) c.out = default_out(c);
+  require_writable(c.out);  // at the start, not once the run is over
+  if (!c.trace.empty()) require_writable(c.trace);
 }
 
 }  // namespace
