@@ -166,9 +166,13 @@ def main():
     make_model, dataset, load, make_batch, lr, momentum, weight_decay = MODELS[args.model]
     global_batch = args.global_batch or (256 if args.model == "vgg11" else 64)
 
-    rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", 0))
-    world = int(os.environ.get("OMPI_COMM_WORLD_SIZE", 1))
-    local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE", 1))
+    # Started by mpirun (OpenMPI's variables) or by srun (Slurm's: SLURM_STEP_TASKS_PER_NODE is
+    # like "2(x2)", the tasks on each node of the step).
+    env = os.environ
+    rank = int(env.get("OMPI_COMM_WORLD_RANK", env.get("SLURM_PROCID", 0)))
+    world = int(env.get("OMPI_COMM_WORLD_SIZE", env.get("SLURM_STEP_NUM_TASKS", 1)))
+    local = int(env.get("OMPI_COMM_WORLD_LOCAL_SIZE",
+                        env.get("SLURM_STEP_TASKS_PER_NODE", "1").split("(")[0].split(",")[0]))
     if global_batch % world != 0:
         raise SystemExit(f"python_ddp: error: global batch {global_batch} does not divide by "
                          f"{world} ranks")

@@ -68,6 +68,10 @@ void add_run(CLI::App& app, RunOptions& o) {
       ->capture_default_str()
       ->check(non_negative());
   run->add_flag("--dry-run", o.dry_run, "Print the experiments and their commands; run nothing");
+  run->add_option("--launcher", o.launcher,
+                  "auto: srun --mpi=pmix inside a Slurm allocation whose srun has PMIx, else "
+                  "mpirun | mpirun | srun")
+      ->capture_default_str();
   run->add_flag("--no-preflight{false}", o.preflight,
                 "Launch without first asking every host for dtbench's build and the data");
   run->add_flag("--retry-failed", o.retry_failed,

@@ -78,7 +78,7 @@ std::string telling_line(const std::string& text) {
 ProbeRun run_probe(const HostsFile& hosts, int ranks, const CommandSettings& settings,
                    const DoctorOptions& options, bool links, const std::string& dir) {
   ProcessSpec spec;
-  spec.argv = mpirun_argv(ranks, hosts, settings, ranks > 1 ? 1 : 0);
+  spec.argv = launch_argv(ranks, hosts, settings, ranks > 1 ? 1 : 0);
   spec.argv.insert(spec.argv.end(),
                    {settings.bin_dir + "/dtbench-probe", "--data-dir", settings.data_dir});
   if (links) {
@@ -250,10 +250,14 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
     write_file_atomically(one.path, hosts.hosts[i].name + " slots=1\n");
     const ProbeRun run = run_probe(one, 1, settings, options, false, dir);
     if (!run.ok) {
-      out.push_back({"FAIL", fmt::format("reach: {}: mpirun could not run dtbench-probe there "
-                                         "({}): check that `ssh {}` logs in without a prompt "
+      const std::string& name = hosts.hosts[i].name;
+      const std::string check =
+          settings.launcher == "srun"
+              ? fmt::format("check that {} is up in the allocation (sinfo)", name)
+              : fmt::format("check that `ssh {}` logs in without a prompt", name);
+      out.push_back({"FAIL", fmt::format("reach: {}: {} could not run dtbench-probe there ({}): {} "
                                          "and that {} exists there",
-                                         hosts.hosts[i].name, run.why, hosts.hosts[i].name,
+                                         name, settings.launcher, run.why, check,
                                          settings.bin_dir + "/dtbench-probe")});
       continue;
     }
@@ -261,8 +265,9 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
     answers.push_back(HostIdentity::from_json(nlohmann::json::parse(run.answer)["hosts"].at(0)));
   }
   if (names.size() == hosts.hosts.size()) {
-    out.push_back({"PASS", fmt::format("reach: mpirun ran dtbench-probe on all {} hosts{}",
-                                       names.size(), hosts.ssh ? " (over ssh)" : "")});
+    out.push_back(
+        {"PASS", fmt::format("reach: {} ran dtbench-probe on all {} hosts{}", settings.launcher,
+                             names.size(), hosts.ssh ? " (over ssh)" : "")});
   }
   const HostIdentity here = HostIdentity::from_json(host_identity(settings.data_dir));
   for (auto& f : judge_hosts(here, names, answers)) out.push_back(std::move(f));

@@ -72,8 +72,33 @@ std::vector<std::string> collectives_args(const Experiment& e, const HostsFile& 
 
 }  // namespace
 
-std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
+namespace {
+
+// srun in the allocation: the hosts file's first hosts that hold `ranks`, filled in order as
+// mpirun fills them; PMIx joins the tasks in one MPI world.
+std::vector<std::string> srun_argv(int ranks, const HostsFile& hosts, int ranks_per_host) {
+  std::vector<std::string> nodes;
+  for (int held = 0; held < ranks && nodes.size() < hosts.hosts.size();) {
+    const HostEntry& h = hosts.hosts[nodes.size()];
+    held += ranks_per_host > 0 ? ranks_per_host : h.slots;
+    nodes.push_back(h.name);
+  }
+  std::vector<std::string> argv = {"srun",
+                                   "--mpi=pmix",
+                                   fmt::format("--ntasks={}", ranks),
+                                   fmt::format("--nodes={}", nodes.size()),
+                                   fmt::format("--nodelist={}", fmt::join(nodes, ",")),
+                                   "--distribution=block",
+                                   "--kill-on-bad-exit=1"};
+  if (ranks_per_host > 0) argv.push_back(fmt::format("--ntasks-per-node={}", ranks_per_host));
+  return argv;
+}
+
+}  // namespace
+
+std::vector<std::string> launch_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
                                      int ranks_per_host) {
+  if (s.launcher == "srun") return srun_argv(ranks, hosts, ranks_per_host);
   std::vector<std::string> argv = {
       s.mpirun, "-np",   std::to_string(ranks), "--hostfile", hosts.path, "--bind-to",
       "none",   "--mca", "mpi_yield_when_idle", "1"};
@@ -101,7 +126,7 @@ std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const Co
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
                                          const CommandSettings& s, const std::string& result_path,
                                          int port) {
-  std::vector<std::string> argv = mpirun_argv(e.ranks, hosts, s, e.ranks_per_host);
+  std::vector<std::string> argv = launch_argv(e.ranks, hosts, s, e.ranks_per_host);
   auto binary = e.kind == "collectives"  ? collectives_args(e, hosts, s, result_path)
                 : e.kind == "python_ddp" ? python_ddp_args(e, hosts, s, result_path, port)
                                          : train_args(e, hosts, s, result_path);

@@ -12,8 +12,9 @@ namespace dtbench {
 
 struct CommandSettings {
   std::string mpirun = "mpirun";
-  std::string bin_dir;      // where dtbench-train and bench_collectives are
-  std::string netns_agent;  // harness/netns-agent, for emulated hosts
+  std::string launcher = "mpirun";  // mpirun | srun (inside a Slurm allocation)
+  std::string bin_dir;              // where dtbench-train and bench_collectives are
+  std::string netns_agent;          // harness/netns-agent, for emulated hosts
   std::string data_dir;
   int cores = 1;           // this machine's CPUs (emulated hosts share them)
   std::string python_ddp;  // baselines/python_ddp.py
@@ -26,10 +27,11 @@ std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& h
                                          const CommandSettings& s, const std::string& result_path,
                                          int port = 29531);
 
-// mpirun with the hosts file and the launch settings its hosts need, for `ranks` ranks: what
-// precedes every experiment's binary, and `dtbench launch`'s command.
-// ranks_per_host > 0: that many ranks on each host (--map-by ppr:N:node).
-std::vector<std::string> mpirun_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
+// The launcher's command for `ranks` ranks on the hosts file: what precedes every experiment's
+// binary, and `dtbench launch`'s command. mpirun with the hosts file and the settings its hosts
+// need; or, inside a Slurm allocation (launcher srun), srun --mpi=pmix on the file's first
+// hosts. ranks_per_host > 0: that many ranks on each host.
+std::vector<std::string> launch_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
                                      int ranks_per_host = 0);
 
 // Variables the launch needs in mpirun's environment: root permission for OpenMPI, and for

@@ -18,6 +18,7 @@
 #include "common/host.h"
 #include "common/ports.h"
 #include "common/process.h"
+#include "common/slurm.h"
 #include "data/datasets.h"
 #include "experiment_command.h"
 #include "hosts_file.h"
@@ -72,6 +73,24 @@ void check_datasets(const Matrix& m, const std::string& data_dir) {
   }
 }
 
+// The launcher asked for, or for "auto": srun --mpi=pmix inside a Slurm allocation whose srun
+// has the PMIx plugin, mpirun otherwise. UserError for srun outside an allocation.
+std::string launcher_for(const std::string& asked) {
+  require(asked == "auto" || asked == "mpirun" || asked == "srun",
+          fmt::format("unknown launcher '{}' (known: auto, mpirun, srun)", asked));
+  const bool allocated = slurm_job().has_value();
+  require(asked != "srun" || allocated,
+          "--launcher srun runs inside a Slurm allocation (sbatch, salloc): SLURM_JOB_ID is unset");
+  if (asked != "auto" || !allocated) return asked == "auto" ? "mpirun" : asked;
+  std::string plugins;
+  try {
+    run_captured({"srun", "--mpi=list"}, &plugins);
+  } catch (const UserError&) {  // no srun here
+    return "mpirun";
+  }
+  return plugins.find("pmix") != std::string::npos ? "srun" : "mpirun";
+}
+
 // What every experiment's command line is built from (the dry run prints the same).
 CommandSettings command_settings(const RunOptions& o) {
   CommandSettings s;
@@ -81,6 +100,7 @@ CommandSettings command_settings(const RunOptions& o) {
   s.data_dir = fs::absolute(o.data_dir).string();
   s.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   s.faults = o.faults;
+  s.launcher = launcher_for(o.launcher);
   return s;
 }
 
@@ -353,6 +373,7 @@ std::vector<std::pair<size_t, int>> round_schedule(size_t experiments, int round
 
 int run_matrix(const RunOptions& options) {
   RunOptions o = options;
+  o.launcher = launcher_for(o.launcher);  // once: asking srun for its plugins takes a moment
   HostsFile hosts = read_hosts_absolute(o.hosts_path);
   Matrix matrix = load_matrix(o.matrix, o.matrices_dir);
   check_matrix_fits(matrix, hosts);
@@ -401,7 +422,7 @@ int launch(const RunOptions& options, int ranks, const std::vector<std::string>&
       fmt::format("--ranks {}: {} has {} slots", ranks, options.hosts_path, hosts.total_slots()));
   if (hosts.emulated) current_cluster(hosts.netns_prefix);  // one line if it is not up
   ProcessSpec spec;
-  spec.argv = mpirun_argv(ranks, hosts, command_settings(options));
+  spec.argv = launch_argv(ranks, hosts, command_settings(options));
   spec.argv.insert(spec.argv.end(), command.begin(), command.end());
   spec.env = experiment_env(hosts);
   catch_interrupts();

@@ -33,7 +33,9 @@ struct RunOptions {
   NoisePolicy noise;
   bool dry_run = false;
   bool retry_failed = false;
-  bool preflight = true;  // ask every host first (doctor.h: reach, build, data)
+  bool preflight = true;
+  std::string launcher = "auto";  // auto | mpirun | srun (experiment_command.h)  // ask every host
+                                  // first (doctor.h: reach, build, data)
   // Test only: group -> FaultPlan spec (common/fault_plan.h), passed as --fault to the binary of
   // every experiment in that group. Matrices cannot ask for faults.
   std::map<std::string, std::string> faults;

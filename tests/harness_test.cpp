@@ -480,7 +480,7 @@ TEST(Cluster, RatesParseInTcUnits) {
   EXPECT_FALSE(parsed.ssh);
 }
 
-TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSsh) {
+TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSshInSlurmSrun) {
   const ClusterSpec spec;
   const std::string hosts = cluster_hosts_file(spec, /*ssh=*/true);
   EXPECT_EQ(read_text_file(kSource + "/hosts/netns-4-ssh"), hosts);
@@ -491,13 +491,20 @@ TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSsh) {
   EXPECT_EQ(parsed.hosts[2].name, "dtb-n2");
   CommandSettings settings;
   settings.netns_agent = "/x/netns-agent";
-  const std::vector<std::string> over_ssh = mpirun_argv(4, parsed, settings, 0);
+  const std::vector<std::string> over_ssh = launch_argv(4, parsed, settings, 0);
   EXPECT_THAT(over_ssh, Not(Contains("plm_rsh_agent")));
   EXPECT_THAT(over_ssh, Contains("-F " + ssh_client_config("dtb-")));
   EXPECT_THAT(over_ssh, Contains("btl_tcp_if_include"));
   const std::vector<std::string> by_agent =
-      mpirun_argv(4, parse_hosts_file(cluster_hosts_file(spec), "agent"), settings, 0);
+      launch_argv(4, parse_hosts_file(cluster_hosts_file(spec), "agent"), settings, 0);
   EXPECT_THAT(by_agent, Contains("/x/netns-agent"));
+  settings.launcher = "srun";  // inside an allocation: the file's first hosts that hold the ranks
+  const HostsFile allocation = parse_hosts_file("a slots=1\nb slots=1\nc slots=1\n", "alloc");
+  EXPECT_EQ(
+      launch_argv(2, allocation, settings, 0),
+      (std::vector<std::string>{"srun", "--mpi=pmix", "--ntasks=2", "--nodes=2", "--nodelist=a,b",
+                                "--distribution=block", "--kill-on-bad-exit=1"}));
+  EXPECT_THAT(launch_argv(3, allocation, settings, 1), Contains("--ntasks-per-node=1"));
   EXPECT_THAT(
       user_error([] { parse_hosts_file("#dtbench: emulated launch=rsh\nh slots=1\n", "h"); }),
       HasSubstr("bad emulated option 'launch=rsh'"));

@@ -3,8 +3,8 @@
 # 77 = skipped otherwise): `dtbench cluster up --slurm` makes a partition of 4 namespaces, srun
 # reaches each node under its own name, and a matrix written by `dtbench slurm-script` and
 # submitted with `sbatch --wait` runs `dtbench run` inside the allocation: its results are read
-# back, one rank per node, with the job recorded; a script asking for fewer nodes than the
-# matrix's largest experiment is refused. `down` stops the daemons. Own prefix and subnet.
+# back, one rank per node, with the job recorded, launched by srun --mpi=pmix and by mpirun; a
+# script asking for fewer nodes than the matrix's largest experiment is refused. `down` stops the daemons. Own prefix and subnet.
 #   usage: slurm_cluster_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
@@ -34,24 +34,27 @@ JSON
 "$dtbench" slurm-script --matrix "$work/matrix.json" --nodes 3 --out "$work/r" 2>"$work/small.err"
 check "a script for fewer nodes than the largest experiment: refused, exit 2 ($?)" \
   test $? -eq 2 -a "$(wc -l <"$work/small.err")" -eq 1
-"$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$work/r" \
-  -o "$work/job.sh" -- --quiet-wait-s 0 --noise-tries 1
-check "slurm-script: exit 0 ($?)" test $? -eq 0
-cat "$work/job.sh"
-timeout 240 sbatch --wait "$work/job.sh" >"$work/sbatch.out" 2>&1
-code=$?
-cat "$work/sbatch.out" "$work"/r/slurm-*.out
-check "sbatch --wait: the job succeeded ($code)" test $code -eq 0
-job=$(grep -o "[0-9]*$" "$work/sbatch.out")
-for backend in mpi gloo; do
-  record=$(kept "$work/r/experiments/train" result.json -path "*backend=$backend*")
-  summary=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(x["host"] for x in r["ranks"]), r["system"]["slurm"]["job_id"], r["system"]["launcher"])' "$record")
-  check "$backend: one rank per node, job $job, launched by mpirun ($summary)" \
-    test "$summary" == "${prefix}n0 ${prefix}n1 ${prefix}n2 ${prefix}n3 $job mpirun"
+# Inside the allocation the harness launches with srun --mpi=pmix (the plugin is there), or with
+# mpirun when asked.
+for launcher in srun mpirun; do
+  out=$work/r-$launcher
+  "$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$out" \
+    -o "$work/job-$launcher.sh" -- --quiet-wait-s 0 --noise-tries 1 --launcher $launcher
+  timeout 240 sbatch --wait "$work/job-$launcher.sh" >"$work/sbatch.out" 2>&1
+  code=$?
+  cat "$work/sbatch.out" "$out"/slurm-*.out
+  check "sbatch --wait, $launcher: the job succeeded ($code)" test $code -eq 0
+  job=$(grep -o "[0-9]*$" "$work/sbatch.out")
+  for backend in mpi gloo; do
+    record=$(kept "$out/experiments/train" result.json -path "*backend=$backend*")
+    summary=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(x["host"] for x in r["ranks"]), r["system"]["slurm"]["job_id"], r["system"]["launcher"])' "$record")
+    check "$backend: one rank per node, job $job, launched by $launcher ($summary)" \
+      test "$summary" == "${prefix}n0 ${prefix}n1 ${prefix}n2 ${prefix}n3 $job $launcher"
+  done
+  check "system.json records the job" \
+    python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["slurm"]["job_id"] != sys.argv[2])' \
+    "$out/system.json" "$job"
 done
-check "system.json records the job" \
-  python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["slurm"]["job_id"] != sys.argv[2])' \
-  "$work/r/system.json" "$job"
 
 pids=$(cat /run/dtbench/${prefix}slurm/*.pid 2>/dev/null | xargs)
 "$dtbench" cluster down --prefix $prefix

@@ -74,8 +74,9 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
   int rank = o.rank, size = o.world_size;
   std::string master = o.master;
   if (master.empty()) {
-    require(launched_by_mpirun(),
-            "--backend gloo outside mpirun needs --master HOST:PORT, --world-size and --rank");
+    require(launcher() != "none",
+            "--backend gloo outside mpirun (or srun --mpi=pmix) needs --master HOST:PORT, "
+            "--world-size and --rank");
     master = master_from_mpirun();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
