@@ -4,13 +4,12 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/poll.h"
 #include "common/process.h"
 #include "common/text.h"
 #include "node_files.h"
@@ -81,16 +80,6 @@ bool munge_answers() {
   }
 }
 
-// Polls `ready` until it holds or seconds pass; RunError `what` then.
-template <class Ready>
-void wait_for(Ready ready, double seconds, const std::string& what) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (!ready()) {
-    if (std::chrono::steady_clock::now() > deadline) throw RunError(what);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
-
 // Whether pid is a process that has not ended (a zombie has).
 bool alive(int pid) {
   std::string stat;
@@ -104,7 +93,7 @@ bool alive(int pid) {
 }
 
 std::map<std::string, std::string> client_env(const std::string& prefix) {
-  return {{"SLURM_CONF", slurm_dir(prefix) + "/slurm.conf"}};
+  return {{"SLURM_CONF", slurm_conf(prefix)}};
 }
 
 bool all_idle(const ClusterSpec& spec) {
@@ -154,7 +143,9 @@ void start_slurm(const ClusterSpec& spec) {
     pids["munged"] = start_daemon(
         {"setpriv", "--reuid=munge", "--regid=munge", "--init-groups", "/usr/sbin/munged", "-F"},
         dir + "/munged.log");
-    wait_for(munge_answers, 10, "munged does not answer after 10 s: see " + dir + "/munged.log");
+    if (!poll_until(munge_answers, 10)) {
+      throw RunError("munged does not answer after 10 s: see " + dir + "/munged.log");
+    }
   }
   const std::string controller = spec.prefix + "ctl";
   pids["slurmctld"] = start_daemon({"unshare", "--uts", "sh", "-c",
@@ -169,10 +160,12 @@ void start_slurm(const ClusterSpec& spec) {
                   slurm_conf(spec.prefix)},
                  fmt::format("{}/slurmd-{}.out", dir, ns));
   }
-  wait_for([&] { return all_idle(spec); }, 30,
-           fmt::format("Slurm's nodes are not all idle after 30 s: see {}/slurmctld.log and "
-                       "{}/slurmd.*.log",
-                       dir, dir));
+  if (!poll_until([&] { return all_idle(spec); }, 30)) {
+    throw RunError(
+        fmt::format("Slurm's nodes are not all idle after 30 s: see {}/slurmctld.log "
+                    "and {}/slurmd.*.log",
+                    dir, dir));
+  }
 }
 
 void remove_slurm(const std::string& prefix) {
@@ -197,9 +190,7 @@ void remove_slurm(const std::string& prefix) {
   auto ended = [&] {
     return std::none_of(pids.begin(), pids.end(), [](int pid) { return pid > 0 && alive(pid); });
   };
-  try {
-    wait_for(ended, 10, "");
-  } catch (const RunError&) {
+  if (!poll_until(ended, 10)) {
     for (int pid : pids) {
       if (pid > 0) kill(pid, SIGKILL);
     }

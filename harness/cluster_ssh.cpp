@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/poll.h"
 #include "common/ports.h"
 #include "common/process.h"
 #include "common/text.h"
@@ -76,17 +75,11 @@ std::string root_client_config(const ClusterSpec& spec) {
 // Waits until every node's sshd accepts connections; RunError naming the first that does not,
 // with the last line of its log.
 void wait_for_sshds(const ClusterSpec& spec, const std::string& dir) {
-  using clock = std::chrono::steady_clock;
-  const auto deadline = clock::now() + std::chrono::seconds(20);
   for (int i = 0; i < spec.hosts; ++i) {
-    while (!accepts_connections(spec.address_of(i), 22, 200)) {
-      if (clock::now() > deadline) {
-        std::string log = read_text_file(fmt::format("{}/sshd-{}.log", dir, spec.namespace_of(i)));
-        throw RunError(fmt::format("the sshd of {} does not accept connections after 20 s: {}",
-                                   spec.namespace_of(i), last_line(log)));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    if (poll_until([&] { return accepts_connections(spec.address_of(i), 22, 200); }, 20)) continue;
+    std::string log = read_text_file(fmt::format("{}/sshd-{}.log", dir, spec.namespace_of(i)));
+    throw RunError(fmt::format("the sshd of {} does not accept connections after 20 s: {}",
+                               spec.namespace_of(i), last_line(log)));
   }
 }
 

@@ -18,6 +18,7 @@
 #include "common/process.h"
 #include "common/text.h"
 #include "data/datasets.h"
+#include "train/stats.h"
 
 namespace dtbench {
 namespace {
@@ -26,11 +27,8 @@ namespace fs = std::filesystem;
 
 constexpr double kSlow = 0.7;  // a link below 70% of the reference is slow
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+double median(const std::vector<double>& v) {
+  return percentile(v, 50);
 }
 
 std::string mb_per_s(double bytes_per_s) {
