@@ -24,6 +24,7 @@
 #include "hosts_file.h"
 #include "matrix.h"
 #include "models/models.h"
+#include "mpirun_notices.h"
 #include "progress.h"
 #include "run_system.h"
 #include "train/config.h"
@@ -425,8 +426,12 @@ int launch(const RunOptions& options, int ranks, const std::vector<std::string>&
   spec.argv = launch_argv(ranks, hosts, command_settings(options));
   spec.argv.insert(spec.argv.end(), command.begin(), command.end());
   spec.env = experiment_env(hosts);
+  MpirunNotices notices([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+  spec.stderr_line = [&](const std::string& line) { notices.line(line); };
   catch_interrupts();
-  return run_process(spec).exit_code;
+  const int code = run_process(spec).exit_code;
+  notices.finish();
+  return code;
 }
 
 }  // namespace dtbench

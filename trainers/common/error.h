@@ -12,6 +12,26 @@ class UserError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A UserError that the arguments alone decide (an unknown option, a batch that does not divide
+// by the ranks): every rank launched with the same arguments finds it at once, so only the first
+// rank of a launch prints it (main_guard.h).
+class ArgumentError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
+// Runs check; a UserError it throws becomes an ArgumentError with the same message.
+template <class Check>
+void as_argument_check(Check&& check) {
+  try {
+    check();
+  } catch (const ArgumentError&) {
+    throw;
+  } catch (const UserError& e) {
+    throw ArgumentError(e.what());
+  }
+}
+
 // A run that could not complete for a reason outside the program and its input: a peer died,
 // the network stopped, replicas diverged. main() prints one line and exits with code 3.
 class RunError : public std::runtime_error {

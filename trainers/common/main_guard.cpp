@@ -3,15 +3,31 @@
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "common/error.h"
 
 namespace dtbench {
+namespace {
+
+// This process's rank as its launcher numbered it (OpenMPI's mpirun, or srun through PMIx);
+// 0 when no launcher started it.
+int launched_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK"}) {
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  }
+  return 0;
+}
+
+}  // namespace
 
 int guarded_main(const char* program, const std::function<int()>& body) {
   try {
     return body();
+  } catch (const ArgumentError& e) {
+    if (launched_rank() == 0) fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
+    return 2;
   } catch (const UserError& e) {
     fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
     return 2;

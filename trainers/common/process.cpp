@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -50,7 +51,7 @@ std::vector<char*> exec_argv(const std::vector<std::string>& argv) {
 
 // In the child after fork, until exec. (The harness is single-threaded, so setenv is safe.)
 [[noreturn]] void exec_child(const ProcessSpec& spec, std::vector<char*>& argv, pid_t parent,
-                             int error_pipe) {
+                             int error_pipe, int stderr_pipe) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGTERM);  // the harness killed outright takes the run with it
   if (getppid() != parent) _exit(126);
@@ -58,7 +59,9 @@ std::vector<char*> exec_argv(const std::vector<std::string>& argv) {
   signal(SIGTERM, SIG_DFL);
   for (const auto& [key, value] : spec.env) setenv(key.c_str(), value.c_str(), 1);
   redirect(spec.stdout_path, STDOUT_FILENO);
-  if (!spec.stderr_path.empty() && spec.stderr_path == spec.stdout_path) {
+  if (stderr_pipe >= 0) {
+    dup2(stderr_pipe, STDERR_FILENO);
+  } else if (!spec.stderr_path.empty() && spec.stderr_path == spec.stdout_path) {
     dup2(STDOUT_FILENO, STDERR_FILENO);
   } else {
     redirect(spec.stderr_path, STDERR_FILENO);
@@ -69,20 +72,30 @@ std::vector<char*> exec_argv(const std::vector<std::string>& argv) {
   _exit(127);
 }
 
-pid_t start(const ProcessSpec& spec) {
+// Starts the child; *stderr_read is the read end of its stderr's pipe when spec.stderr_line is
+// set, -1 otherwise.
+pid_t start(const ProcessSpec& spec, int* stderr_read) {
   std::vector<char*> argv = exec_argv(spec.argv);
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw RunError("pipe() failed");
+  int err_fds[2] = {-1, -1};
+  if (spec.stderr_line && spec.stderr_path.empty() && pipe2(err_fds, O_CLOEXEC) != 0) {
+    throw RunError("pipe() failed");
+  }
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid == 0) exec_child(spec, argv, parent, pipe_fds[1]);
+  if (pid == 0) exec_child(spec, argv, parent, pipe_fds[1], err_fds[1]);
   close(pipe_fds[1]);
+  if (err_fds[1] >= 0) close(err_fds[1]);
+  if (err_fds[0] >= 0) fcntl(err_fds[0], F_SETFL, O_NONBLOCK);
+  *stderr_read = err_fds[0];
   int error = 0;
   ssize_t got = read(pipe_fds[0], &error, sizeof(error));
   close(pipe_fds[0]);
   if (pid < 0) throw RunError("fork() failed");
   if (got == sizeof(error)) {
     waitpid(pid, nullptr, 0);
+    if (*stderr_read >= 0) close(*stderr_read);
     throw UserError(fmt::format("cannot run {}: {}", spec.argv[0], std::strerror(error)));
   }
   setpgid(pid, pid);  // also here, so that no kill can come before the child's own setpgid
@@ -126,6 +139,48 @@ void reap_orphans() {
   }
 }
 
+// Lines read from a nonblocking pipe, passed on whole.
+class LineReader {
+ public:
+  LineReader(int fd, std::function<void(const std::string&)> sink)
+      : fd_(fd), sink_(std::move(sink)) {}
+  ~LineReader() {
+    if (fd_ >= 0) close(fd_);
+  }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Waits up to timeout_ms for something to read (just sleeps without a pipe), then reads it.
+  void wait(int timeout_ms) {
+    if (fd_ < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+      return;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, timeout_ms) > 0) drain();
+  }
+  // Reads what is there now; at the end (or when whoever holds the pipe is gone), the rest.
+  void drain(bool last = false) {
+    if (fd_ < 0) return;
+    char buffer[4096];
+    ssize_t got = 0;
+    while ((got = read(fd_, buffer, sizeof(buffer))) > 0) {
+      pending_.append(buffer, static_cast<size_t>(got));
+      for (size_t end = 0; (end = pending_.find('\n')) != std::string::npos;) {
+        sink_(pending_.substr(0, end));
+        pending_.erase(0, end + 1);
+      }
+    }
+    if (last && !pending_.empty()) sink_(pending_);
+    if (last) pending_.clear();
+  }
+
+ private:
+  int fd_;
+  std::function<void(const std::string&)> sink_;
+  std::string pending_;
+};
+
 }  // namespace
 
 void catch_interrupts() {
@@ -143,7 +198,9 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
   using clock = std::chrono::steady_clock;
   auto began = clock::now();
   become_subreaper();
-  pid_t pid = start(spec);
+  int stderr_read = -1;
+  pid_t pid = start(spec, &stderr_read);
+  LineReader stderr_lines(stderr_read, spec.stderr_line);
   if (spec.started) spec.started(pid);
   ProcessOutcome outcome;
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - began).count(); };
@@ -166,10 +223,12 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
       spec.tick(now);
       next_tick = now + 1;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stderr_lines.wait(50);
   }
   if (kill_at > 0) kill(-pid, SIGKILL);  // whatever of the group outlived mpirun
+  stderr_lines.drain();
   reap_orphans();
+  stderr_lines.drain(/*last=*/true);
   outcome.exit_code = exit_code_of(status);
   outcome.elapsed_s = elapsed();
   return outcome;

@@ -22,6 +22,9 @@ struct ProcessSpec {
   double timeout_s = 0;                    // 0: none
   std::function<void(double elapsed_s)> tick;  // called about once a second while it runs
   std::function<void(int pid)> started;        // called once the child runs, with its pid
+  // When set (and stderr_path is ""), the child's stderr comes through a pipe and each of its
+  // lines, without the newline, goes here as it arrives.
+  std::function<void(const std::string& line)> stderr_line;
 };
 
 // Runs spec to completion, timeout or interruption. On either of the last two the process group

@@ -218,9 +218,9 @@ std::optional<TrainConfig> parse_train_cli(int argc, const char* const* argv) {
     fmt::print("{}", app.help());
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw UserError(e.what());
+    throw ArgumentError(e.what());
   }
-  resolve(config, defaults);
+  as_argument_check([&] { resolve(config, defaults); });
   return config;
 }
 

@@ -89,18 +89,20 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
       data_(std::move(data)),
       comm_(comm),
       log_(comm.rank() == 0 ? log : nullptr) {
-  const ModelSpec& spec = find_model(config_.model);
-  require(spec.in_channels == data_.spec->channels,
-          fmt::format("model {} takes {}-channel images but dataset {} has {} channels", spec.name,
-                      spec.in_channels, data_.spec->name, data_.spec->channels));
   config_.world_size = comm.size();
   config_.rank = comm.rank();
   config_.backend = comm.backend();
-  require(config_.global_batch % config_.world_size == 0,
-          fmt::format("global batch {} does not divide by the {} ranks", config_.global_batch,
-                      config_.world_size));
-  if (config_.sync.empty()) config_.sync = default_sync(config_.world_size);
-  check_sync(config_);
+  as_argument_check([&] {  // the same on every rank
+    const ModelSpec& spec = find_model(config_.model);
+    require(spec.in_channels == data_.spec->channels,
+            fmt::format("model {} takes {}-channel images but dataset {} has {} channels",
+                        spec.name, spec.in_channels, data_.spec->name, data_.spec->channels));
+    require(config_.global_batch % config_.world_size == 0,
+            fmt::format("global batch {} does not divide by the {} ranks", config_.global_batch,
+                        config_.world_size));
+    if (config_.sync.empty()) config_.sync = default_sync(config_.world_size);
+    check_sync(config_);
+  });
   torch::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
   // Same seed everywhere, and then rank 0's parameters broadcast, so that replicas start
   // identical even if initialisation were not deterministic.

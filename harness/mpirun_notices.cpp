@@ -1,0 +1,81 @@
+#include "mpirun_notices.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+namespace dtbench {
+namespace {
+
+// OpenMPI draws its boxes' top and bottom as a line of dashes.
+bool is_rule(const std::string& text) {
+  return text.size() >= 20 && text.find_first_not_of('-') == std::string::npos;
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& what) {
+  for (const auto& l : lines) {
+    if (l.find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// "rank 3 exited with status 2" from the box's "Process name: [[2074,1],3]" and "Exit code: 2".
+std::string exit_of(const std::vector<std::string>& box) {
+  static const std::regex process(R"(Process name:\s*\[\[\d+,\d+\],(\d+)\])");
+  static const std::regex code(R"(Exit code:\s*(-?\d+))");
+  std::string rank = "?", status = "?";
+  std::smatch m;
+  for (const auto& l : box) {
+    if (std::regex_search(l, m, process)) rank = m[1];
+    if (std::regex_search(l, m, code)) status = m[1];
+  }
+  return fmt::format("mpirun: rank {} exited with status {}", rank, status);
+}
+
+}  // namespace
+
+void MpirunNotices::line(const std::string& text) {
+  if (is_rule(text)) {
+    if (in_box_) {
+      close_box();
+    } else {
+      in_box_ = true;
+      box_.clear();
+    }
+    return;
+  }
+  if (in_box_) {
+    box_.push_back(text);
+    return;
+  }
+  others_spoke_ = true;
+  out_(text);
+}
+
+void MpirunNotices::close_box() {
+  in_box_ = false;
+  if (contains(box_, "terminated normally, but")) {
+    if (exit_line_.empty()) exit_line_ = "mpirun: a rank exited with a non-zero status";
+    return;
+  }
+  if (contains(box_, "exited with non-zero status")) {
+    exit_line_ = exit_of(box_);
+    return;
+  }
+  for (const auto& l : box_) {
+    if (!l.empty()) out_(l);
+  }
+  others_spoke_ = true;
+}
+
+void MpirunNotices::finish() {
+  if (in_box_) {
+    in_box_ = false;
+    out_(std::string(74, '-'));
+    for (const auto& l : box_) out_(l);
+  }
+  if (!others_spoke_ && !exit_line_.empty()) out_(exit_line_);
+  exit_line_.clear();
+}
+
+}  // namespace dtbench

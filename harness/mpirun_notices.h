@@ -1,0 +1,31 @@
+#pragma once
+// OpenMPI's notices, shortened: after a rank exits with a non-zero status, mpirun prints two
+// boxed notices of 12 lines in all ("Primary job terminated normally, but ..." and "mpirun
+// detected that one or more processes exited with non-zero status ..."). dtbench-train has then
+// already said why in one line; the boxes only repeat that it failed. This passes mpirun's
+// stderr on line by line, with those two boxes dropped (when nothing else was said, finish()
+// says in one line which rank exited with which code) and every other box kept, its rules
+// removed.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dtbench {
+
+class MpirunNotices {
+ public:
+  explicit MpirunNotices(std::function<void(const std::string&)> out) : out_(std::move(out)) {}
+  void line(const std::string& text);  // one line of mpirun's stderr, without its newline
+  void finish();  // at the end: a box left open as it was, then the exit's line if it is due
+
+ private:
+  void close_box();
+
+  std::function<void(const std::string&)> out_;
+  std::vector<std::string> box_;  // the lines since a box's opening rule
+  bool in_box_ = false;
+  std::string exit_line_;      // what the exit boxes said, in one line
+  bool others_spoke_ = false;  // a rank's own line, or another box, came through
+};
+
+}  // namespace dtbench

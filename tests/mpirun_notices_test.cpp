@@ -1,0 +1,71 @@
+// OpenMPI 4.1's boxed notices after a failed rank, as mpirun prints them, shortened.
+#include "mpirun_notices.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dtbench {
+namespace {
+
+using ::testing::ElementsAre;
+
+const char* kRule = "--------------------------------------------------------------------------";
+
+std::vector<std::string> shortened(const std::string& text) {
+  std::vector<std::string> out;
+  MpirunNotices notices([&](const std::string& line) { out.push_back(line); });
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) notices.line(line);
+  notices.finish();
+  return out;
+}
+
+std::string exit_boxes(int rank, int code) {
+  std::ostringstream s;
+  s << kRule << "\nPrimary job  terminated normally, but 1 process returned\n"
+    << "a non-zero exit code. Per user-direction, the job has been aborted.\n"
+    << kRule << "\n"
+    << kRule << "\n"
+    << "mpirun detected that one or more processes exited with non-zero status, thus causing\n"
+    << "the job to be terminated. The first process to do so was:\n\n"
+    << "  Process name: [[2074,1]," << rank << "]\n  Exit code:    " << code << "\n"
+    << kRule << "\n";
+  return s.str();
+}
+
+TEST(MpirunNotices, AfterARanksOwnErrorOnlyThatLineIsLeft) {
+  EXPECT_THAT(shortened("dtbench-train: error: global batch 30 does not divide by the 4 ranks\n" +
+                        exit_boxes(3, 2)),
+              ElementsAre("dtbench-train: error: global batch 30 does not divide by the 4 ranks"));
+}
+
+TEST(MpirunNotices, ASilentFailureBecomesOneLineNamingTheRank) {
+  EXPECT_THAT(shortened(exit_boxes(3, 2)), ElementsAre("mpirun: rank 3 exited with status 2"));
+  // Without the second box (mpirun does not always print it), still one line.
+  std::string first = exit_boxes(1, 5);
+  first = first.substr(0, first.find(kRule, first.find("aborted.")) + std::string(kRule).size());
+  EXPECT_THAT(shortened(first), ElementsAre("mpirun: a rank exited with a non-zero status"));
+}
+
+TEST(MpirunNotices, OtherNoticesKeepTheirWordsWithoutTheRules) {
+  const std::string killed = std::string(kRule) +
+                             "\nmpirun noticed that process rank 1 with PID 0 on node vm exited "
+                             "on signal 9 (Killed).\n" +
+                             kRule + "\n";
+  EXPECT_THAT(
+      shortened(killed + exit_boxes(1, 137)),
+      ElementsAre("mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 "
+                  "(Killed)."));
+}
+
+TEST(MpirunNotices, ABoxLeftOpenIsPassedOnWhole) {
+  EXPECT_THAT(shortened(std::string(kRule) + "\nThere are not enough slots available\n"),
+              ElementsAre(kRule, "There are not enough slots available"));
+}
+
+}  // namespace
+}  // namespace dtbench
