@@ -14,7 +14,7 @@ PACKAGES := build-essential cmake ccache git ca-certificates curl xz-utils \
 # The daemons the emulated cluster can run (dtbench cluster up --ssh, --slurm): make setup-cluster
 # installs them without starting any (a user's machine is left without a new sshd or slurmd).
 CLUSTER_PACKAGES := openssh-server openssh-client slurmd slurmctld slurm-client munge \
-  slurm-wlm-basic-plugins
+  slurm-wlm-basic-plugins nftables
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SOURCES = $(shell git ls-files '*.cpp' '*.h')

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -57,9 +59,10 @@ class Scratch {
 
 struct ProbeRun {
   bool ok = false;
-  std::string answer;     // rank 0's JSON, checked when ok
-  std::string why;        // what went wrong, one line
-  std::string last_pair;  // the last "measuring A <-> B" the probes announced
+  std::string answer;                // rank 0's JSON, checked when ok
+  std::string why;                   // what went wrong, one line
+  int last_a = -1, last_b = -1;      // the last pair the probes announced ("measuring 1 <-> 3")
+  std::vector<BlockedPort> blocked;  // each connection the probes could not open
 };
 
 // The first line of OpenMPI's or ssh's message that says something (not a banner rule).
@@ -68,6 +71,7 @@ std::string telling_line(const std::string& text) {
   for (std::string line; std::getline(in, line);) {
     if (line.find_first_not_of("- \t*") == std::string::npos) continue;
     if (line.rfind("dtbench-probe: measuring", 0) == 0) continue;
+    if (line.rfind("dtbench-probe: blocked", 0) == 0) continue;
     return line;
   }
   return "";
@@ -94,7 +98,10 @@ ProbeRun run_probe(const HostsFile& hosts, int ranks, const CommandSettings& set
   std::istringstream lines(err);
   const std::string announced = "dtbench-probe: measuring ";
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(announced, 0) == 0) run.last_pair = line.substr(announced.size());
+    if (line.rfind(announced, 0) == 0) {
+      std::sscanf(line.c_str() + announced.size(), "%d <-> %d", &run.last_a, &run.last_b);
+    }
+    if (auto b = parse_blocked_line(line)) run.blocked.push_back(*b);
   }
   run.answer = last_line(out);
   const auto answer = nlohmann::json::parse(run.answer, nullptr, /*allow_exceptions=*/false);
@@ -233,6 +240,36 @@ std::vector<Finding> judge_links(const std::vector<std::string>& names,
   return out;
 }
 
+std::optional<BlockedPort> parse_blocked_line(const std::string& line) {
+  static const std::regex form(R"(^dtbench-probe: blocked: (\d+) -> (\d+) \((\S+)\): (.*)$)");
+  std::smatch m;
+  if (!std::regex_match(line, m, form)) return std::nullopt;
+  return BlockedPort{std::stoi(m[1]), std::stoi(m[2]), m[3], m[4]};
+}
+
+std::vector<Finding> judge_ports(const std::vector<std::string>& names,
+                                 const std::vector<BlockedPort>& blocked) {
+  if (blocked.empty()) {
+    return {{"PASS", fmt::format("ports: each of the {} hosts accepts TCP connections from every "
+                                 "other on a port the kernel picks, at the address Gloo uses",
+                                 names.size())}};
+  }
+  constexpr size_t kShown = 6;
+  std::vector<Finding> out;
+  for (size_t i = 0; i < blocked.size() && i < kShown; ++i) {
+    const BlockedPort& b = blocked[i];
+    out.push_back({"FAIL", fmt::format("ports: {} cannot connect to {} at {}: {}: open TCP between "
+                                       "every pair of hosts (Gloo and MPI listen on ports the "
+                                       "kernel picks)",
+                                       names.at(b.from), names.at(b.to), b.endpoint, b.why)});
+  }
+  if (blocked.size() > kShown) {
+    out.push_back(
+        {"FAIL", fmt::format("ports: {} more connections blocked", blocked.size() - kShown)});
+  }
+  return out;
+}
+
 std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings& settings,
                                    const DoctorOptions& options) {
   const Scratch scratch;
@@ -276,12 +313,17 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
     const std::string dir = scratch.path() + "/links";
     fs::create_directories(dir);
     const ProbeRun run = run_probe(hosts, n, settings, options, true, dir);
+    for (auto& f : judge_ports(names, run.blocked)) out.push_back(std::move(f));
+    if (!run.blocked.empty()) return out;  // the links were not measured
     if (!run.ok) {
       out.push_back(
           {"FAIL",
            fmt::format("links: the measurement between the hosts failed ({}){}: a port "
                        "blocked between two hosts, or a firewall",
-                       run.why, run.last_pair.empty() ? "" : ", last between " + run.last_pair)});
+                       run.why,
+                       run.last_a < 0 ? ""
+                                      : fmt::format(", last between {} and {}",
+                                                    names.at(run.last_a), names.at(run.last_b)))});
       return out;
     }
     const nlohmann::json answer = nlohmann::json::parse(run.answer);

@@ -1,12 +1,13 @@
 #pragma once
 // `dtbench doctor --hosts FILE`: whether a hosts file is ready for a matrix, asked of every
 // host through the launcher the experiments use (dtbench-probe): each host reachable, the same
-// dtbench build everywhere (commit and dirty flag), the same dataset files (SHA-256), and the
-// links measured in rounds of disjoint pairs against the rate the cluster states or the
-// fastest seen, naming a slow host or link. `dtbench run` asks the first three before it
-// launches anything (the preflight).
+// dtbench build everywhere (commit and dirty flag), the same dataset files (SHA-256), TCP open
+// between every pair at the address Gloo uses, and the links measured in rounds of disjoint pairs
+// against the rate the cluster states or the fastest seen, naming a slow host or link. `dtbench
+// run` asks the first three before it launches anything (the preflight).
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,22 @@ std::vector<Finding> judge_hosts(const HostIdentity& here, const std::vector<std
 std::vector<Finding> judge_links(const std::vector<std::string>& names,
                                  const std::vector<LinkRate>& links, double stated,
                                  const std::string& stated_what);
+
+// A TCP connection that one host could not open to another's listener (indices of the hosts
+// file's hosts), at endpoint "ADDRESS:PORT", and why ("Connection refused", "no answer in ...").
+struct BlockedPort {
+  int from = 0;
+  int to = 0;
+  std::string endpoint;
+  std::string why;
+};
+
+// A probe's "dtbench-probe: blocked: 1 -> 3 (10.0.0.4:41235): why" line, read back.
+std::optional<BlockedPort> parse_blocked_line(const std::string& line);
+
+// The connections between the hosts: each blocked one a FAIL naming both hosts, or one PASS.
+std::vector<Finding> judge_ports(const std::vector<std::string>& names,
+                                 const std::vector<BlockedPort>& blocked);
 
 struct DoctorOptions {
   double link_mb = 4;  // 0: the links are not measured (the preflight)

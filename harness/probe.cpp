@@ -5,11 +5,20 @@
 // SHA-256 of each dataset file under DIR. With --link-mb, the ranks then measure the links: in
 // rounds of disjoint pairs (a round-robin tournament), each pair sends M MiB K times one way,
 // then the other, so every ordered pair of hosts is timed once, and no host serves two pairs
-// at once. Rank 0 prints one JSON object: {"hosts": [...], "links": [{"from", "to",
-// "bytes_per_s"}]}. Before each exchange a line on stderr names the pair, so that an exchange
-// that never ends (a blocked port) is named by the last such line.
+// at once. Before the links, the ports Gloo needs: every rank listens on a port the kernel picks,
+// at the address Gloo would use (GLOO_SOCKET_IFNAME's), as Gloo's rendezvous and pairs do, and
+// connects to every other rank's; a connection refused or unanswered is a line on stderr,
+// "dtbench-probe: blocked: 1 -> 3 (ADDRESS:PORT): why" (ranks; the doctor names their hosts),
+// and then the links are not measured (MPI could hang on that pair). Rank 0 prints one JSON
+// object: {"hosts": [...], "links": [{"from", "to", "bytes_per_s"}], "blocked": [{"from", "to",
+// "why"}]}. Before each exchange a line on stderr names the pair ("measuring 1 <-> 3"), so that
+// an exchange that never ends is named by the last such line.
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <mpi.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -18,27 +27,111 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "common/host.h"
 #include "common/main_guard.h"
+#include "common/ports.h"
 #include "doctor.h"
 
 namespace {
 
+// The probes talk to each other only through rank 0 (sends and receives, no collective's tree):
+// a pair of other hosts that cannot connect (what the ports check looks for) does not hang them.
+
 // Every rank's text, in rank order, on rank 0 (empty elsewhere).
 std::vector<std::string> gather_text(const std::string& text, int rank, int size) {
-  int length = static_cast<int>(text.size());
-  std::vector<int> lengths(static_cast<size_t>(size));
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<int> offsets(static_cast<size_t>(size), 0);
-  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
-  std::string all(rank == 0 ? static_cast<size_t>(offsets.back() + lengths.back()) : 0, '\0');
-  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-              0, MPI_COMM_WORLD);
   std::vector<std::string> out;
-  if (rank == 0) {
-    for (int r = 0; r < size; ++r) out.push_back(all.substr(offsets[r], lengths[r]));
+  if (rank != 0) {
+    int length = static_cast<int>(text.size());
+    MPI_Send(&length, 1, MPI_INT, 0, 10, MPI_COMM_WORLD);
+    MPI_Send(text.data(), length, MPI_CHAR, 0, 11, MPI_COMM_WORLD);
+    return out;
+  }
+  out.push_back(text);
+  for (int r = 1; r < size; ++r) {
+    int length = 0;
+    MPI_Recv(&length, 1, MPI_INT, r, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    std::string part(static_cast<size_t>(length), '\0');
+    MPI_Recv(part.data(), length, MPI_CHAR, r, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    out.push_back(std::move(part));
   }
   return out;
+}
+
+// Rank 0's text on every rank.
+std::string from_root(const std::string& text, int rank, int size) {
+  if (rank == 0) {
+    int length = static_cast<int>(text.size());
+    for (int r = 1; r < size; ++r) {
+      MPI_Send(&length, 1, MPI_INT, r, 12, MPI_COMM_WORLD);
+      MPI_Send(text.data(), length, MPI_CHAR, r, 13, MPI_COMM_WORLD);
+    }
+    return text;
+  }
+  int length = 0;
+  MPI_Recv(&length, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::string out(static_cast<size_t>(length), '\0');
+  MPI_Recv(out.data(), length, MPI_CHAR, 0, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return out;
+}
+
+// Every rank's text, in rank order, on every rank.
+std::vector<std::string> all_texts(const std::string& text, int rank, int size) {
+  const std::vector<std::string> at_root = gather_text(text, rank, size);
+  const std::string joined = from_root(rank == 0 ? nlohmann::json(at_root).dump() : "", rank, size);
+  return nlohmann::json::parse(joined).get<std::vector<std::string>>();
+}
+
+// Every rank waits here until all have come.
+void barrier(int rank, int size) {
+  gather_text("", rank, size);
+  from_root("", rank, size);
+}
+
+// A socket listening at ipv4 on a port the kernel picks, as Gloo's listen; closed with it.
+class Listener {
+ public:
+  explicit Listener(const std::string& ipv4) : fd_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    socklen_t length = sizeof(addr);
+    const bool ok = fd_ >= 0 && inet_pton(AF_INET, ipv4.c_str(), &addr.sin_addr) == 1 &&
+                    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+                    listen(fd_, 64) == 0 &&
+                    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &length) == 0;
+    if (!ok) throw dtbench::UserError(fmt::format("cannot listen at {}", ipv4));
+    port_ = ntohs(addr.sin_port);
+  }
+  ~Listener() { close(fd_); }
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_;
+  int port_ = 0;
+};
+
+// Every rank connects to every other rank's listener, as Gloo's pairs do (the kernel completes
+// each handshake; nothing is accepted). The ones that failed from this rank: {to, why}.
+nlohmann::json check_ports(int rank, int size) {
+  const std::string ipv4 = dtbench::ipv4_of(dtbench::gloo_address());
+  const Listener listener(ipv4.empty() ? "0.0.0.0" : ipv4);
+  const auto endpoints = all_texts(fmt::format("{}:{}", ipv4, listener.port()), rank, size);
+  nlohmann::json blocked = nlohmann::json::array();
+  for (int k = 1; k < size; ++k) {
+    const int to = (rank + k) % size;
+    const std::string& at = endpoints[to];
+    const size_t colon = at.rfind(':');
+    const std::string why = dtbench::connection_error(
+        at.substr(0, colon), std::atoi(at.c_str() + colon + 1), /*timeout_ms=*/5000);
+    if (why.empty()) continue;
+    std::fprintf(stderr, "dtbench-probe: blocked: %d -> %d (%s): %s\n", rank, to, at.c_str(),
+                 why.c_str());
+    blocked.push_back({{"to", to}, {"why", why}});
+  }
+  barrier(rank, size);  // the listeners stay open until every rank has tried
+  return blocked;
 }
 
 // Round r of a round-robin tournament of n players (n even): the partner of `me`.
@@ -71,17 +164,15 @@ double one_way_s(int me, int from, int to, std::vector<char>& buffer, int repeat
 }
 
 // The links this rank sent on: {to, bytes_per_s} for each round it played.
-nlohmann::json measure_links(int rank, int size, double link_mb, int repeats,
-                             const std::vector<std::string>& names) {
+nlohmann::json measure_links(int rank, int size, double link_mb, int repeats) {
   const int players = size + size % 2;  // odd: a bye each round
   std::vector<char> buffer(static_cast<size_t>(link_mb * 1024 * 1024), 1);
   nlohmann::json sent = nlohmann::json::array();
   for (int round = 0; round < players - 1; ++round) {
-    MPI_Barrier(MPI_COMM_WORLD);
+    barrier(rank, size);
     const int peer = partner(rank, round, players);
     if (peer >= size) continue;
-    std::fprintf(stderr, "dtbench-probe: measuring %s <-> %s\n", names[rank].c_str(),
-                 names[peer].c_str());
+    std::fprintf(stderr, "dtbench-probe: measuring %d <-> %d\n", rank, peer);
     std::vector<char> warm(1024);
     one_way_s(rank, std::min(rank, peer), std::max(rank, peer), warm, 1);  // the connection
     for (int from : {std::min(rank, peer), std::max(rank, peer)}) {
@@ -102,23 +193,25 @@ void probe(const std::string& data_dir, double link_mb, int repeats) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const nlohmann::json me = dtbench::host_identity(data_dir);
-  // Every rank needs the names (for its stderr lines): gathered, then broadcast as one text.
-  const std::vector<std::string> at_root = gather_text(me["host"].get<std::string>(), rank, size);
-  std::string joined = rank == 0 ? nlohmann::json(at_root).dump() : "";
-  int length = static_cast<int>(joined.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  joined.resize(static_cast<size_t>(length));
-  MPI_Bcast(joined.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  const auto names = nlohmann::json::parse(joined).get<std::vector<std::string>>();
-  const nlohmann::json sent = link_mb > 0 && size > 1
-                                  ? measure_links(rank, size, link_mb, repeats, names)
-                                  : nlohmann::json::array();
+  const bool measure = link_mb > 0 && size > 1;
+  const nlohmann::json blocked = measure ? check_ports(rank, size) : nlohmann::json::array();
+  const auto blocked_all = gather_text(blocked.dump(), rank, size);
+  bool any_blocked = false;
+  for (const auto& b : blocked_all) any_blocked = any_blocked || !nlohmann::json::parse(b).empty();
+  any_blocked = from_root(any_blocked ? "1" : "", rank, size) == "1";
+  const nlohmann::json sent = measure && !any_blocked ? measure_links(rank, size, link_mb, repeats)
+                                                      : nlohmann::json::array();
   const auto identities = gather_text(me.dump(), rank, size);
   const auto links = gather_text(sent.dump(), rank, size);
   if (rank != 0) return;
-  nlohmann::json out = {{"hosts", nlohmann::json::array()}, {"links", nlohmann::json::array()}};
+  nlohmann::json out = {{"hosts", nlohmann::json::array()},
+                        {"links", nlohmann::json::array()},
+                        {"blocked", nlohmann::json::array()}};
   for (int r = 0; r < size; ++r) {
     out["hosts"].push_back(nlohmann::json::parse(identities[r]));
+    for (const auto& b : nlohmann::json::parse(blocked_all[r])) {
+      out["blocked"].push_back({{"from", r}, {"to", b["to"]}, {"why", b["why"]}});
+    }
     for (const auto& l : nlohmann::json::parse(links[r])) {
       out["links"].push_back({{"from", r}, {"to", l["to"]}, {"bytes_per_s", l["bytes_per_s"]}});
     }

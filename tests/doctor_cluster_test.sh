@@ -2,7 +2,9 @@
 # `dtbench doctor` on the emulated cluster (needs root; exit 77 = skipped otherwise): 4 hosts at
 # 1 Gbit/s, one of them (the third) at 100 Mbit/s, which the doctor is not told: every host is
 # reached, the builds and data agree, and the one warning about links names that host and no
-# other. Own prefix and subnet: a user's cluster is untouched.
+# other. Then a firewall (nft, from make setup-cluster) in the fourth host's namespace drops new
+# TCP connections from the second: the doctor fails naming both, and measures no link. Own
+# prefix and subnet: a user's cluster is untouched.
 #   usage: doctor_cluster_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
@@ -23,6 +25,28 @@ check "the same build" grep -q "^PASS  build:" "$work/doctor.out"
 check "the same data" grep -q "^PASS  data: .* 4 dataset files" "$work/doctor.out"
 check "one warning" test "$(grep -c "^WARN" "$work/doctor.out")" -eq 1
 check "it names the host at 100 Mbit/s" grep -q "^WARN  links: $subnet.3 is slow" "$work/doctor.out"
+check "ports open" grep -q "^PASS  ports:" "$work/doctor.out"
+if command -v nft >/dev/null; then
+  ip netns exec ${prefix}n3 nft -f - <<EOF
+table inet dtbench_test {
+  chain input {
+    type filter hook input priority 0;
+    ip saddr $subnet.2 tcp flags & (syn | ack) == syn drop
+  }
+}
+EOF
+  "$dtbench" doctor --hosts "$work/hosts" --data-dir "$work/data" >"$work/blocked.out" 2>&1
+  code=$?
+  cat "$work/blocked.out"
+  check "blocked: exit 1 ($code)" test $code -eq 1
+  check "blocked: one failure, naming both hosts" \
+    test "$(grep -c "^FAIL  ports: $subnet.2 cannot connect to $subnet.4 at $subnet.4:" "$work/blocked.out")" \
+    -eq 1 -a "$(grep -c "^FAIL" "$work/blocked.out")" -eq 1
+  check "blocked: no link measured" bash -c "! grep -q 'links:' '$work/blocked.out'"
+  ip netns exec ${prefix}n3 nft delete table inet dtbench_test
+else
+  echo "skipped: a blocked port (no nft: make setup-cluster)"
+fi
 "$dtbench" cluster down --prefix $prefix >/dev/null
 "$dtbench" doctor --hosts "$work/hosts" --data-dir "$work/data" >"$work/down.out" 2>"$work/down.err"
 code=$?

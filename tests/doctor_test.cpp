@@ -88,6 +88,28 @@ TEST(Doctor, AnotherBuildOrOtherDataFailsNamingTheHost) {
   EXPECT_EQ(texts(alike, "PASS").size(), 2u);
 }
 
+TEST(Doctor, ABlockedConnectionFailsNamingBothHosts) {
+  const auto line =
+      parse_blocked_line("dtbench-probe: blocked: 1 -> 3 (10.0.0.4:41235): no answer in 5000 ms");
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->from, 1);
+  EXPECT_EQ(line->to, 3);
+  EXPECT_EQ(line->endpoint, "10.0.0.4:41235");
+  EXPECT_EQ(line->why, "no answer in 5000 ms");
+  EXPECT_FALSE(parse_blocked_line("dtbench-probe: measuring 1 <-> 3").has_value());
+  const std::vector<std::string> names = {"h0", "h1", "h2", "h3"};
+  const auto failed = texts(judge_ports(names, {*line}), "FAIL");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_THAT(failed[0], HasSubstr("ports: h1 cannot connect to h3 at 10.0.0.4:41235: no answer"));
+  const auto open = judge_ports(names, {});
+  EXPECT_TRUE(all_pass(open));
+  EXPECT_THAT(texts(open, "PASS").at(0), HasSubstr("each of the 4 hosts"));
+  const std::vector<BlockedPort> many(9, *line);
+  const auto shown = texts(judge_ports(names, many), "FAIL");
+  ASSERT_EQ(shown.size(), 7u);
+  EXPECT_THAT(shown.back(), HasSubstr("3 more connections blocked"));
+}
+
 TEST(Doctor, ThisMachineAnswersWithItsBuildAndItsDatasetFiles) {
   const HostIdentity me = HostIdentity::from_json(host_identity("/nonexistent"));
   EXPECT_FALSE(me.host.empty());

@@ -1,12 +1,8 @@
 #include "comm/launch.h"
 
-#include <arpa/inet.h>
 #include <c10/util/Logging.h>
 #include <fmt/format.h>
-#include <ifaddrs.h>
 #include <mpi.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -28,29 +24,6 @@ namespace dtbench {
 
 namespace {
 
-// The IPv4 address of a network interface, e.g. eth0 inside an emulated-cluster namespace.
-std::string address_of_interface(const std::string& name) {
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return "";
-  std::string found;
-  for (ifaddrs* a = list; a != nullptr && found.empty(); a = a->ifa_next) {
-    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET || name != a->ifa_name) {
-      continue;
-    }
-    char text[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof(text));
-    found = text;
-  }
-  freeifaddrs(list);
-  return found;
-}
-
-bool all_ranks_on_this_host() {
-  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
-  return local != nullptr && world != nullptr && std::string(local) == world;
-}
-
 // Under mpirun, rank 0 picks the rendezvous address and a free port and tells the others
 // through MPI: the course's "--master" without typing it.
 std::string master_from_mpirun() {
@@ -59,11 +32,7 @@ std::string master_from_mpirun() {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::array<char, 256> text{};
   if (rank == 0) {
-    const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-    std::string host;
-    if (ifname != nullptr && *ifname != '\0') host = address_of_interface(ifname);
-    if (host.empty() && all_ranks_on_this_host()) host = "127.0.0.1";
-    if (host.empty()) host = host_name();
+    const std::string host = gloo_address();
     std::snprintf(text.data(), text.size(), "%s:%d", host.c_str(), free_port());
   }
   MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, MPI_COMM_WORLD);

@@ -2,15 +2,19 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <ifaddrs.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/error.h"
+#include "common/host.h"
 
 namespace dtbench {
 
@@ -28,23 +32,75 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-bool accepts_connections(const std::string& ipv4, int port, int timeout_ms) {
+std::string connection_error(const std::string& ipv4, int port, int timeout_ms) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (inet_pton(AF_INET, ipv4.c_str(), &addr.sin_addr) != 1) return false;
+  if (inet_pton(AF_INET, ipv4.c_str(), &addr.sin_addr) != 1) return "not an IPv4 address";
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  bool connected = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  if (!connected && errno == EINPROGRESS) {
-    pollfd p{fd, POLLOUT, 0};
-    int error = 0;
-    socklen_t length = sizeof(error);
-    connected = poll(&p, 1, timeout_ms) == 1 &&
-                getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0;
+  if (fd < 0) return strerror(errno);
+  std::string why;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    why = strerror(errno);
+    if (errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      int error = 0;
+      socklen_t length = sizeof(error);
+      if (poll(&p, 1, timeout_ms) != 1) {
+        why = fmt::format("no answer in {} ms", timeout_ms);
+      } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) {
+        why = strerror(error);
+      } else {
+        why.clear();
+      }
+    }
   }
   close(fd);
-  return connected;
+  return why;
+}
+
+bool accepts_connections(const std::string& ipv4, int port, int timeout_ms) {
+  return connection_error(ipv4, port, timeout_ms).empty();
+}
+
+std::string address_of_interface(const std::string& name) {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return "";
+  std::string found;
+  for (ifaddrs* a = list; a != nullptr && found.empty(); a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET || name != a->ifa_name) {
+      continue;
+    }
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof(text));
+    found = text;
+  }
+  freeifaddrs(list);
+  return found;
+}
+
+std::string gloo_address() {
+  const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+  if (ifname != nullptr && *ifname != '\0') {
+    std::string address = address_of_interface(ifname);
+    if (!address.empty()) return address;
+  }
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (local != nullptr && world != nullptr && std::string(local) == world) return "127.0.0.1";
+  return host_name();
+}
+
+std::string ipv4_of(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return "";
+  char text[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof(text));
+  freeaddrinfo(found);
+  return text;
 }
 
 }  // namespace dtbench
