@@ -154,6 +154,9 @@ Prediction predict_system(const SystemResults& s) {
       row.label += fmt::format(" host {} at {}", run.bottleneck_host, run.bottleneck_rate);
     }
     row.measured = measured_of(reps);
+    const report::Repeated repeated = report::repeated_time(s, run);
+    row.low_s = repeated.low_s;
+    row.high_s = repeated.high_s;
     for (const TrainRun* r : reps)
       row.measured_s += summarize(report::timed(*r)).mean / reps.size();
     row.predicted = model::predict(profile.profile, method, link.link);
@@ -192,6 +195,51 @@ std::string best_text(const PredictedExperiment& r) {
                     from(r.best_without_cpu_s), r.best_without_cpu_s);
 }
 
+ModelAccuracy accuracy_of(const Prediction& p) {
+  ModelAccuracy a;
+  std::vector<double> measured, predicted;
+  for (const auto& r : p.rows) {
+    const double e = std::abs(r.error());
+    ++a.experiments;
+    a.mean_abs_error += e / static_cast<double>(p.rows.size());
+    if (a.largest == nullptr || e > a.largest_abs_error) {
+      a.largest_abs_error = e;
+      a.largest = &r;
+    }
+    measured.push_back(r.measured_s);
+    predicted.push_back(r.predicted.total_s());
+  }
+  a.ranking = rank_agreement(measured, predicted, [&](size_t i, size_t j) {
+    const auto &x = p.rows[i], &y = p.rows[j];
+    return !(x.high_s < y.low_s || y.high_s < x.low_s);
+  });
+  return a;
+}
+
+std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
+  if (a.experiments == 0) return "";
+  const RankAgreement& k = a.ranking;
+  std::string text = fmt::format(
+      "accuracy: {} experiments, mean |error| {:.1f}%, largest {:.1f}% ({}, most of it in {}): "
+      "{} the targets (mean at most {:.0f}%, largest at most {:.0f}%)\n",
+      a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error, a.largest->label,
+      a.largest->worst_phase(), a.within_targets() ? "within" : "outside",
+      100 * ModelAccuracy::kMeanTarget, 100 * ModelAccuracy::kLargestTarget);
+  text += fmt::format(
+      "ranking: Kendall's tau-b {:.2f} over {} experiments; {} of {} pairs within each other's "
+      "noise count as tied; {}\n",
+      k.tau_b, k.items, k.tied_measured, k.pairs,
+      k.preserved() ? "the measured order is the predicted one"
+                    : fmt::format("{} pairs the model orders the other way", k.discordant));
+  for (const auto& [i, j] : k.swapped) {
+    const auto &x = p.rows[i], &y = p.rows[j];
+    text += fmt::format("  {} {:.3f} s, {} {:.3f} s measured; predicted {:.3f} s, {:.3f} s\n",
+                        x.label, x.measured_s, y.label, y.measured_s, x.predicted.total_s(),
+                        y.predicted.total_s());
+  }
+  return text;
+}
+
 std::string prediction_text(const Prediction& p) {
   std::string text = fmt::format("{}\n", p.label);
   for (const auto& n : p.notes) text += fmt::format("  {}\n", n);
@@ -210,7 +258,7 @@ std::string prediction_text(const Prediction& p) {
   for (const auto& r : p.rows) {
     if (r.best_s > 0) text += best_text(r) + "\n";
   }
-  return text;
+  return text + accuracy_text(p, accuracy_of(p));
 }
 
 }  // namespace dtbench

@@ -8,6 +8,7 @@
 
 #include "model/iteration_model.h"
 #include "report/model_inputs.h"
+#include "report/ranking.h"
 #include "report/results.h"
 
 namespace dtbench {
@@ -19,8 +20,9 @@ struct PredictedExperiment {
   // The iteration time as the record keeps it (the slowest rank's): the mean over the
   // repetitions of each one's mean of iterations 1..39.
   double measured_s = 0;
-  model::Phases measured;   // the phases' means over the ranks, each the same mean
-  model::Phases predicted;  // NaN total when not modelled
+  double low_s = 0, high_s = 0;  // the interval the measurement is judged by (report::Repeated)
+  model::Phases measured;        // the phases' means over the ranks, each the same mean
+  model::Phases predicted;       // NaN total when not modelled
   // bucketed engines: the best iteration any bucket plan could reach, with and without the
   // CPU communication takes from backward (model::best_iteration_s)
   double best_s = 0, best_without_cpu_s = 0;
@@ -42,6 +44,26 @@ struct Prediction {
 
 // Predicts every training experiment of s (warnings and the unmodelled are named in notes).
 Prediction predict_system(const SystemResults& s);
+
+// The model judged as the best predictors are (dPRO: under 5% error in most cases; Proteus: 3%
+// mean error, the ranking of strategies preserved): over every predicted experiment, the mean
+// and the largest |error|, and Kendall's tau-b between the measured and the predicted order,
+// experiments whose measurements are within each other's noise counting as tied.
+struct ModelAccuracy {
+  int experiments = 0;
+  double mean_abs_error = 0, largest_abs_error = 0;
+  const PredictedExperiment* largest = nullptr;
+  RankAgreement ranking;
+  static constexpr double kMeanTarget = 0.05, kLargestTarget = 0.10;
+  bool within_targets() const {
+    return mean_abs_error <= kMeanTarget && largest_abs_error <= kLargestTarget;
+  }
+};
+ModelAccuracy accuracy_of(const Prediction& p);
+
+// The accuracy in a few lines: the errors against the targets, the ranking, the pairs the model
+// orders the other way.
+std::string accuracy_text(const Prediction& p, const ModelAccuracy& a);
 
 // How far a bucketed experiment is from the best any bucket plan could reach, as a sentence
 // (empty for the others).

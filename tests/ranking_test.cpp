@@ -1,0 +1,65 @@
+// Kendall's tau-b between measured and predicted order, measurements within each other's noise
+// tied: hand-made tables, worked by hand.
+#include "report/ranking.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace dtbench {
+namespace {
+
+const auto kNoNoise = [](size_t, size_t) { return false; };
+
+TEST(Ranking, TheSameOrderIsOneAndTheReverseMinusOne) {
+  const RankAgreement same = rank_agreement({1, 2, 3, 4, 5}, {10, 20, 30, 40, 50}, kNoNoise);
+  EXPECT_EQ(same.pairs, 10);
+  EXPECT_EQ(same.concordant, 10);
+  EXPECT_DOUBLE_EQ(same.tau_b, 1.0);
+  EXPECT_TRUE(same.preserved());
+  const RankAgreement reverse = rank_agreement({1, 2, 3, 4, 5}, {5, 4, 3, 2, 1}, kNoNoise);
+  EXPECT_EQ(reverse.discordant, 10);
+  EXPECT_DOUBLE_EQ(reverse.tau_b, -1.0);
+  EXPECT_FALSE(reverse.preserved());
+}
+
+TEST(Ranking, OneSwappedPairIsNamed) {
+  // Pairs: 5 alike, (1, 2) the other way: (5 - 1) / 6.
+  const RankAgreement a = rank_agreement({1, 2, 3, 4}, {1, 3, 2, 4}, kNoNoise);
+  EXPECT_EQ(a.concordant, 5);
+  EXPECT_EQ(a.discordant, 1);
+  EXPECT_NEAR(a.tau_b, 4.0 / 6.0, 1e-12);
+  ASSERT_EQ(a.swapped.size(), 1u);
+  EXPECT_EQ(a.swapped[0], std::make_pair(size_t{1}, size_t{2}));
+}
+
+TEST(Ranking, MeasurementsWithinTheNoiseAreTiedNotSwapped) {
+  // Items 1 and 2 within each other's noise: 5 alike, none the other way, one tie on the
+  // measured side: 5 / sqrt((6 - 1) * (6 - 0)).
+  const auto noisy = [](size_t i, size_t j) { return i + j == 3 && i != 0 && j != 0; };
+  const RankAgreement a = rank_agreement({1, 2, 3, 4}, {1, 3, 2, 4}, noisy);
+  EXPECT_EQ(a.tied_measured, 1);
+  EXPECT_EQ(a.discordant, 0);
+  EXPECT_TRUE(a.preserved());
+  EXPECT_NEAR(a.tau_b, 5.0 / std::sqrt(30.0), 1e-12);
+  // Equal measurements and equal predictions are ties too, on their own side.
+  const RankAgreement equal_measured = rank_agreement({1, 2, 2, 4}, {1, 3, 2, 4}, kNoNoise);
+  EXPECT_EQ(equal_measured.tied_measured, 1);
+  EXPECT_NEAR(equal_measured.tau_b, 5.0 / std::sqrt(30.0), 1e-12);
+  const RankAgreement equal_predicted = rank_agreement({1, 2, 3, 4}, {1, 1, 3, 4}, kNoNoise);
+  EXPECT_EQ(equal_predicted.tied_predicted, 1);
+  EXPECT_EQ(equal_predicted.tied_measured, 0);
+  EXPECT_NEAR(equal_predicted.tau_b, 5.0 / std::sqrt(30.0), 1e-12);
+}
+
+TEST(Ranking, AllTiedHasNoTau) {
+  const RankAgreement a = rank_agreement({1, 2}, {1, 2}, [](size_t, size_t) { return true; });
+  EXPECT_TRUE(std::isnan(a.tau_b));
+  EXPECT_TRUE(a.preserved());
+  EXPECT_EQ(rank_agreement({}, {}, kNoNoise).pairs, 0);
+}
+
+}  // namespace
+}  // namespace dtbench
