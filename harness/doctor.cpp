@@ -270,6 +270,51 @@ std::vector<Finding> judge_ports(const std::vector<std::string>& names,
   return out;
 }
 
+namespace {
+
+// Runs dtbench-probe on host i alone (in a directory under scratch): its identity in *identity,
+// or the FAIL that names it.
+Finding reach_host(const HostsFile& hosts, size_t i, const CommandSettings& settings,
+                   const DoctorOptions& options, const std::string& scratch,
+                   HostIdentity* identity) {
+  const std::string dir = fmt::format("{}/host-{}", scratch, i);
+  fs::create_directories(dir);
+  HostsFile one = hosts;
+  one.hosts = {{hosts.hosts[i].name, 1}};
+  one.path = dir + "/hosts";
+  write_file_atomically(one.path, hosts.hosts[i].name + " slots=1\n");
+  const ProbeRun run = run_probe(one, 1, settings, options, false, dir);
+  if (run.ok) {
+    *identity = HostIdentity::from_json(nlohmann::json::parse(run.answer)["hosts"].at(0));
+    return {};
+  }
+  const std::string& name = hosts.hosts[i].name;
+  const std::string check = settings.launcher == "srun"
+                                ? fmt::format("check that {} is up in the allocation (sinfo)", name)
+                                : fmt::format("check that `ssh {}` logs in without a prompt", name);
+  return {"FAIL", fmt::format("reach: {}: {} could not run dtbench-probe there ({}): {} and that "
+                              "{} exists there",
+                              name, settings.launcher, run.why, check,
+                              settings.bin_dir + "/dtbench-probe")};
+}
+
+}  // namespace
+
+std::map<size_t, std::string> unreachable_hosts(const HostsFile& hosts,
+                                                const std::vector<size_t>& which,
+                                                const CommandSettings& settings, double timeout_s) {
+  const Scratch scratch;
+  DoctorOptions options;
+  options.timeout_s = timeout_s;
+  std::map<size_t, std::string> out;
+  for (size_t i : which) {
+    HostIdentity identity;
+    Finding failure = reach_host(hosts, i, settings, options, scratch.path(), &identity);
+    if (!failure.text.empty()) out[i] = failure.text;
+  }
+  return out;
+}
+
 std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings& settings,
                                    const DoctorOptions& options) {
   const Scratch scratch;
@@ -277,27 +322,14 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
   std::vector<std::string> names;
   std::vector<HostIdentity> answers;
   for (size_t i = 0; i < hosts.hosts.size(); ++i) {
-    const std::string dir = fmt::format("{}/host-{}", scratch.path(), i);
-    fs::create_directories(dir);
-    HostsFile one = hosts;
-    one.hosts = {{hosts.hosts[i].name, 1}};
-    one.path = dir + "/hosts";
-    write_file_atomically(one.path, hosts.hosts[i].name + " slots=1\n");
-    const ProbeRun run = run_probe(one, 1, settings, options, false, dir);
-    if (!run.ok) {
-      const std::string& name = hosts.hosts[i].name;
-      const std::string check =
-          settings.launcher == "srun"
-              ? fmt::format("check that {} is up in the allocation (sinfo)", name)
-              : fmt::format("check that `ssh {}` logs in without a prompt", name);
-      out.push_back({"FAIL", fmt::format("reach: {}: {} could not run dtbench-probe there ({}): {} "
-                                         "and that {} exists there",
-                                         name, settings.launcher, run.why, check,
-                                         settings.bin_dir + "/dtbench-probe")});
+    HostIdentity identity;
+    Finding failure = reach_host(hosts, i, settings, options, scratch.path(), &identity);
+    if (!failure.text.empty()) {
+      out.push_back(std::move(failure));
       continue;
     }
     names.push_back(hosts.hosts[i].name);
-    answers.push_back(HostIdentity::from_json(nlohmann::json::parse(run.answer)["hosts"].at(0)));
+    answers.push_back(std::move(identity));
   }
   if (names.size() == hosts.hosts.size()) {
     out.push_back(

@@ -79,6 +79,12 @@ struct DoctorOptions {
 std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings& settings,
                                    const DoctorOptions& options);
 
+// The hosts among `which` (indices of hosts' hosts) that dtbench-probe cannot run on alone
+// within timeout_s, each with the reach check's failure (as the doctor says it).
+std::map<size_t, std::string> unreachable_hosts(const HostsFile& hosts,
+                                                const std::vector<size_t>& which,
+                                                const CommandSettings& settings, double timeout_s);
+
 // Whether none of the findings is a FAIL.
 bool all_pass(const std::vector<Finding>& findings);
 

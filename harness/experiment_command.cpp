@@ -78,23 +78,30 @@ namespace {
 // mpirun fills them; PMIx joins the tasks in one MPI world.
 std::vector<std::string> srun_argv(int ranks, const HostsFile& hosts, int ranks_per_host) {
   std::vector<std::string> nodes;
-  for (int held = 0; held < ranks && nodes.size() < hosts.hosts.size();) {
-    const HostEntry& h = hosts.hosts[nodes.size()];
-    held += ranks_per_host > 0 ? ranks_per_host : h.slots;
-    nodes.push_back(h.name);
-  }
+  for (size_t i : hosts_for(ranks, hosts, ranks_per_host)) nodes.push_back(hosts.hosts[i].name);
   std::vector<std::string> argv = {"srun",
                                    "--mpi=pmix",
                                    fmt::format("--ntasks={}", ranks),
                                    fmt::format("--nodes={}", nodes.size()),
                                    fmt::format("--nodelist={}", fmt::join(nodes, ",")),
                                    "--distribution=block",
-                                   "--kill-on-bad-exit=1"};
+                                   "--kill-on-bad-exit=1",
+                                   "--overlap"};
   if (ranks_per_host > 0) argv.push_back(fmt::format("--ntasks-per-node={}", ranks_per_host));
   return argv;
 }
 
 }  // namespace
+
+std::vector<size_t> hosts_for(int ranks, const HostsFile& hosts, int ranks_per_host) {
+  std::vector<size_t> used;
+  for (int held = 0; held < ranks && used.size() < hosts.hosts.size();) {
+    const HostEntry& h = hosts.hosts[used.size()];
+    held += ranks_per_host > 0 ? ranks_per_host : h.slots;
+    used.push_back(used.size());
+  }
+  return used;
+}
 
 std::vector<std::string> launch_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
                                      int ranks_per_host) {

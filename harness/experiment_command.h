@@ -34,6 +34,10 @@ std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& h
 std::vector<std::string> launch_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
                                      int ranks_per_host = 0);
 
+// The hosts (indices of hosts.hosts) a launch of `ranks` fills, in order: `ranks_per_host` on
+// each, or (0) each host's slots.
+std::vector<size_t> hosts_for(int ranks, const HostsFile& hosts, int ranks_per_host = 0);
+
 // Variables the launch needs in mpirun's environment: root permission for OpenMPI, and for
 // emulated hosts the namespace prefix that harness/netns-agent (mpirun's child) reads.
 std::map<std::string, std::string> experiment_env(const HostsFile& hosts);

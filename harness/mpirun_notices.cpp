@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <regex>
+#include <sstream>
 
 namespace dtbench {
 namespace {
@@ -66,6 +67,20 @@ void MpirunNotices::close_box() {
     if (!l.empty()) out_(l);
   }
   others_spoke_ = true;
+}
+
+std::string failure_line(const std::string& stderr_text) {
+  std::vector<std::string> lines;
+  MpirunNotices notices([&](const std::string& line) {
+    if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back(line);
+  });
+  std::istringstream in(stderr_text);
+  for (std::string line; std::getline(in, line);) notices.line(line);
+  notices.finish();
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (it->find("error") != std::string::npos) return *it;
+  }
+  return lines.empty() ? "" : lines.back();
 }
 
 void MpirunNotices::finish() {

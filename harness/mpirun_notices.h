@@ -28,4 +28,10 @@ class MpirunNotices {
   bool others_spoke_ = false;  // a rank's own line, or another box, came through
 };
 
+// The line of a failed launch's stderr that says most of why: without OpenMPI's exit boxes, the
+// last line that says "error" (dtbench-train's own, or srun's "srun: error: NODE: task 2:
+// Killed"), else the last line mpirun or srun left (e.g. "mpirun noticed that process rank 1
+// ... on node n2 exited on signal 9"); "" for an empty stderr.
+std::string failure_line(const std::string& stderr_text);
+
 }  // namespace dtbench

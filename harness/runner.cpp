@@ -186,15 +186,19 @@ class Runner {
       fmt::print("dtbench run: interrupted; finished results are kept, rerun to resume\n");
       return 130;
     }
-    int failed = count["failed"] + count["timeout"];
+    int failed = count["failed"] + count["timeout"] + count["host gone"];
     fmt::print(
         "dtbench run: {} results ({} from earlier runs), {} failed or timed out, {} skipped "
-        "(they need the emulated cluster or more hosts: their status.json says which){}, {} noisy "
-        "(foreign load above {:.0f}% or steal above "
+        "(they need the emulated cluster or more hosts: their status.json says which){}{}, {} "
+        "noisy (foreign load above {:.0f}% or steal above "
         "{:.0f}%: kept and flagged); in {}\n",
-        count["ok"] + count["done"], count["done"], failed, count["skipped"],
-        count["pending"] > 0 ? fmt::format(", {} not run yet", count["pending"]) : "", noisy_,
-        100 * o_.noise.max_foreign_load, 100 * o_.noise.max_steal, o_.out_dir);
+        count["ok"] + count["done"], count["done"], failed - count["host gone"], count["skipped"],
+        count["pending"] > 0 ? fmt::format(", {} not run yet", count["pending"]) : "",
+        count["host gone"] > 0
+            ? fmt::format(", {} not run because a host stopped answering (rerun to resume)",
+                          count["host gone"])
+            : "",
+        noisy_, 100 * o_.noise.max_foreign_load, 100 * o_.noise.max_steal, o_.out_dir);
     return failed == 0 ? 0 : 1;
   }
 
@@ -271,6 +275,12 @@ class Runner {
                              {"experiment", e.to_json()},
                              {"repeat", rep},
                              {"started_at", now_utc()}};
+    for (size_t i : hosts_for(e.ranks, hosts_, e.ranks_per_host)) {
+      if (gone_.count(i) == 0) continue;
+      progress.finish("not run", 0, false,
+                      fmt::format("{} stopped answering: rerun to resume", hosts_.hosts[i].name));
+      return "host gone";
+    }
     const std::string unplaceable = e.unplaceable_on(hosts_);
     if ((!e.network.empty() && !hosts_.emulated) || !unplaceable.empty()) {
       record["status"] = "skipped";
@@ -341,12 +351,35 @@ class Runner {
     record["noise"] = last["noise"];
     record["noisy"] = noisy;
     record["attempts"] = attempts;
-    if (status != "ok") record["stderr_tail"] = tail_of(spec.stderr_path, 20);
+    std::string why;
+    if (status != "ok") {
+      record["stderr_tail"] = tail_of(spec.stderr_path, 20);
+      // A timed-out launch's last lines are those of its killing: only a failure says why.
+      if (status == "failed") why = failure_line(record["stderr_tail"].get<std::string>());
+      const std::string gone = hosts_gone(e);
+      if (!gone.empty()) why = gone;
+      record["why"] = why;
+    }
     write_file_atomically((dir / "status.json").string(), record.dump(2) + "\n");
     if (noisy) ++noisy_;
     progress.finish(status, outcome.elapsed_s, true,
-                    noise_note(last["noise"], noisy, attempts.size()));
+                    why.empty() ? noise_note(last["noise"], noisy, attempts.size()) : why);
     return status;
+  }
+
+  // After a failure: the experiment's hosts that no longer run dtbench-probe alone (the
+  // preflight's reach), remembered so that no later experiment waits on them; the first one's
+  // failure as the doctor says it, or "".
+  std::string hosts_gone(const Experiment& e) {
+    constexpr double kReachTimeout_s = 20;
+    std::vector<size_t> which;
+    for (size_t i : hosts_for(e.ranks, hosts_, e.ranks_per_host)) {
+      if (gone_.count(i) == 0) which.push_back(i);
+    }
+    if (interrupted() || which.size() < 2) return "";  // one host: the failure says it all
+    const auto gone = unreachable_hosts(hosts_, which, settings_, kReachTimeout_s);
+    for (const auto& [i, text] : gone) gone_[i] = text;
+    return gone.empty() ? "" : gone.begin()->second;
   }
 
   RunOptions o_;
@@ -356,6 +389,7 @@ class Runner {
   ClusterSpec cluster_;
   int repeat_ = 1;
   int noisy_ = 0;
+  std::map<size_t, std::string> gone_;  // hosts that stopped answering -> the reach failure
 };
 
 }  // namespace

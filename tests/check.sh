@@ -26,3 +26,12 @@ kept() {
   shift 2
   find "$dir" -name "$name" -not -path '*/attempt-*/*' "$@"
 }
+# needs_root [DAEMON...]: exit 77 (ctest: skipped) unless this runs as root and each
+# /usr/sbin/DAEMON is installed (make setup-cluster).
+needs_root() {
+  if [ "$(id -u)" -ne 0 ]; then echo "skipped: the emulated cluster needs root"; exit 77; fi
+  local d
+  for d in "$@"; do
+    if [ ! -x "/usr/sbin/$d" ]; then echo "skipped: no $d (make setup-cluster)"; exit 77; fi
+  done
+}

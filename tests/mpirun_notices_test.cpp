@@ -67,5 +67,20 @@ TEST(MpirunNotices, ABoxLeftOpenIsPassedOnWhole) {
               ElementsAre(kRule, "There are not enough slots available"));
 }
 
+TEST(MpirunNotices, TheFailureLineIsTheLastErrorOrTheLastWord) {
+  EXPECT_EQ(
+      failure_line("Epoch 1\ndtbench-train: error: gloo: rank 1: peer gone\n" + exit_boxes(1, 3)),
+      "dtbench-train: error: gloo: rank 1: peer gone");
+  EXPECT_EQ(failure_line("srun: error: n2: task 2: Killed\nsrun: Terminating StepId=7.0\n"),
+            "srun: error: n2: task 2: Killed");
+  EXPECT_EQ(
+      failure_line(std::string(kRule) +
+                   "\nmpirun noticed that process rank 1 with PID 0 on node n2 exited on "
+                   "signal 9 (Killed).\n" +
+                   kRule + "\n"),
+      "mpirun noticed that process rank 1 with PID 0 on node n2 exited on signal 9 (Killed).");
+  EXPECT_EQ(failure_line(""), "");
+}
+
 }  // namespace
 }  // namespace dtbench

@@ -8,11 +8,8 @@
 #   usage: slurm_cluster_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
-if [ "$(id -u)" -ne 0 ]; then echo "skipped: the emulated cluster needs root"; exit 77; fi
-for d in slurmctld slurmd munged; do
-  if [ ! -x /usr/sbin/$d ]; then echo "skipped: no $d (make setup-cluster)"; exit 77; fi
-done
 source "$(dirname "$0")/check.sh"
+needs_root slurmctld slurmd munged
 prefix=dtbl- subnet=10.93.0
 cleanup='"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1'
 "$make_fixture" "$work/data"

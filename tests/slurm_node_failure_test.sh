@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# A node that dies in the middle of a Slurm job (needs root and `make setup-cluster`; exit 77 =
+# skipped otherwise): every process of one emulated node (its slurmd, slurmstepd and rank) is
+# killed while a 4-rank experiment runs inside `dtbench run` in an sbatch job. The experiment
+# ends (at its time limit: the other ranks wait on the dead one), the harness names the node
+# that no longer answers, does not launch the next experiment onto it, and the job ends; once
+# the node is back, the same job submitted again runs what was not run. Own prefix and subnet.
+#   usage: slurm_node_failure_test.sh DTBENCH MAKE_FIXTURE
+set -uo pipefail
+dtbench=$1 make_fixture=$2
+source "$(dirname "$0")/check.sh"
+needs_root slurmctld slurmd munged
+prefix=dtbk- subnet=10.91.0
+cleanup='"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1'
+up() {
+  "$dtbench" cluster up --slurm --prefix $prefix --subnet $subnet --nodes 4 --rate none \
+    --delay none >"$work/up.out" 2>&1
+}
+"$make_fixture" "$work/data"
+up
+check "up --slurm: exit 0 ($?)" test $? -eq 0
+export SLURM_CONF=/run/dtbench/${prefix}slurm/slurm.conf
+cat >"$work/matrix.json" <<'JSON'
+{"defaults": {"ranks": 4, "model": "lenet5", "global_batch": 24, "eval": false,
+              "sync": "allreduce"},
+ "entries": [
+   {"group": "victim", "max_iters": 100000, "time_limit_s": 20},
+   {"group": "after", "max_iters": 5, "time_limit_s": 120}
+ ]}
+JSON
+out=$work/r
+"$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$out" \
+  -o "$work/job.sh" -- --quiet-wait-s 0 --noise-tries 1
+sbatch --parsable "$work/job.sh" >"$work/job.id"
+rank_on_n2() { ip netns pids ${prefix}n2 | xargs -r ps -o comm= -p | grep -q dtbench-train; }
+check "the victim's rank runs on ${prefix}n2" wait_until 120 rank_on_n2
+sleep 2  # training, not starting
+ip netns pids ${prefix}n2 | xargs -r kill -9
+job_over() { ! squeue -h -j "$(cat "$work/job.id")" -t PENDING,RUNNING 2>/dev/null | grep -q .; }
+check "the job ends" wait_until 180 job_over
+log=$(ls "$out"/slurm-*.out)
+cat "$log"
+victim=$(kept "$out/experiments/victim" status.json)
+check "the victim failed, naming ${prefix}n2" \
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(not (s["status"] in ("failed","timeout") and "reach: '${prefix}'n2:" in s["why"]))' "$victim"
+check "the next experiment was not launched onto it" \
+  grep -q "not run .*after.*(${prefix}n2 stopped answering: rerun to resume)" "$log"
+check "nor recorded as done" test -z "$(kept "$out/experiments/after" status.json)"
+
+"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1
+up  # the node back (Slurm afresh)
+timeout 240 sbatch --wait "$work/job.sh" >/dev/null 2>&1
+code=$?  # 1: the victim's failure still counts
+cat "$out"/slurm-*.out
+check "resubmitted: the job ran ($code)" test $code -eq 0 -o $code -eq 1
+check "resubmitted: the experiment that was not run has its result" \
+  test -n "$(kept "$out/experiments/after" result.json)"
+check "resubmitted: the victim's failure is kept, not rerun" \
+  python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["status"] == "ok")' "$victim"
+exit $status
