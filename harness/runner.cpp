@@ -28,6 +28,8 @@
 #include "progress.h"
 #include "run_system.h"
 #include "train/config.h"
+#include "train/rank_stats.h"
+#include "train/record.h"
 #include "train/resource_usage.h"
 
 namespace dtbench {
@@ -146,6 +148,15 @@ std::string noise_note(const nlohmann::json& noise, bool noisy, size_t attempts)
   }
   if (attempts > 1) note += fmt::format(", {} attempts", attempts);
   return noisy ? "NOISY: " + note : note;
+}
+
+// A training record's ranks apart (rank_stats.h), for the progress line; "" for other records.
+std::string ranks_note(const fs::path& result) {
+  try {
+    return rank_spread_text(rank_spread(read_record(result.string())));
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
 class Runner {
@@ -362,8 +373,11 @@ class Runner {
     }
     write_file_atomically((dir / "status.json").string(), record.dump(2) + "\n");
     if (noisy) ++noisy_;
-    progress.finish(status, outcome.elapsed_s, true,
-                    why.empty() ? noise_note(last["noise"], noisy, attempts.size()) : why);
+    std::string note = why.empty() ? noise_note(last["noise"], noisy, attempts.size()) : why;
+    const std::string ranks =
+        status == "ok" && e.kind == "train" ? ranks_note(dir / "result.json") : "";
+    if (!ranks.empty()) note += "; " + ranks;
+    progress.finish(status, outcome.elapsed_s, true, note);
     return status;
   }
 

@@ -10,6 +10,7 @@
 #include "fixtures.h"
 #include "sync/bucket_plan.h"
 #include "thread_ranks.h"
+#include "train/rank_stats.h"
 #include "train/trainer.h"
 #include "train_checks.h"
 
@@ -108,6 +109,10 @@ TEST_F(GlooTraining, SlowRankSetsThePace) {
     for (double t : r.iterations.phase_s[static_cast<size_t>(Phase::forward)]) {
       EXPECT_GE(t, 0.020);  // the mean over 2 ranks of the forward phase, one of them slowed
     }
+    // Each rank's own phases name the slowed one: its compute is longer by the busy work.
+    ASSERT_EQ(r.ranks.size(), 2u);
+    EXPECT_EQ(r.ranks[1].phase_s[static_cast<size_t>(Phase::forward)].size(), 4u);
+    EXPECT_EQ(rank_spread(r).behind, 1);
   });
 }
 

@@ -8,6 +8,7 @@
 #include "common/allocator.h"
 #include "common/main_guard.h"
 #include "train/cli.h"
+#include "train/rank_stats.h"
 #include "train/record.h"
 #include "train/trainer.h"
 
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     dtbench::RunRecord record = trainer.run();
     if (comm->rank() == 0) {
       dtbench::write_record(config->out, record);
+      dtbench::print_rank_table(record);
       fmt::print("Result record: {}\n", config->out);
     }
     return 0;

@@ -97,6 +97,8 @@ void to_json(nlohmann::json& j, const RankUsage& r) {
   j["payload_received_bytes"] = r.payload_received_bytes;
   j["nic"] = r.nic;
   j["iteration_s"] = r.iteration_s;
+  j["phase_s"] = nlohmann::json::object();
+  for (size_t p = 0; p < kPhaseCount; ++p) j["phase_s"][kPhaseNames[p]] = r.phase_s[p];
   j["iteration_minor_faults"] = r.iteration_minor_faults;
 }
 void from_json(const nlohmann::json& j, RankUsage& r) {
@@ -108,6 +110,10 @@ void from_json(const nlohmann::json& j, RankUsage& r) {
   r.nic = j.at("nic");
   j.at("iteration_s").get_to(r.iteration_s);
   r.iteration_minor_faults = j.value("iteration_minor_faults", std::vector<int64_t>{});
+  const nlohmann::json phases = j.value("phase_s", nlohmann::json::object());
+  for (size_t p = 0; p < kPhaseCount; ++p) {
+    r.phase_s[p] = phases.value(kPhaseNames[p], std::vector<double>{});
+  }
 }
 
 void IterationLog::add(int64_t epoch_number, int64_t step_number, double loss_value,

@@ -48,6 +48,8 @@ struct RankUsage {
   int64_t payload_received_bytes = 0;
   nlohmann::json nic = nlohmann::json::object();  // {"eth0": {"sent_bytes", "received_bytes"}}
   std::vector<double> iteration_s;                // this rank's own iteration times
+  // This rank's own phase times per iteration (kPhaseNames order); empty in older records.
+  std::array<std::vector<double>, kPhaseCount> phase_s;
   // Minor page faults of this rank's process in each iteration: memory the iteration had to
   // fault in afresh (what the malloc setting, system.malloc, changes). Empty in older records.
   std::vector<int64_t> iteration_minor_faults;

@@ -173,6 +173,7 @@ RunRecord Trainer::run() {
   const int64_t batch = config_.global_batch / config_.world_size;
   const int64_t steps = sampler.num_batches(batch);
   std::vector<double> own_times;
+  std::array<std::vector<double>, kPhaseCount> own_phases;
   std::vector<int64_t> own_faults;
   if (trace_) {
     control_->barrier();  // the ranks' clocks start together, to within the barrier's skew
@@ -194,6 +195,7 @@ RunRecord Trainer::run() {
       own_faults.push_back(minor_faults() - faults_before);
       watchdog_->beat();
       own_times.push_back(t.total_s);
+      for (size_t p = 0; p < kPhaseCount; ++p) own_phases[p].push_back(t.phase_s[p]);
       if (config_.world_size > 1) loss = reduce_across_ranks(t, loss);
       if (clock_) plan_from_first_iteration();
       record.iterations.add(epoch, step, loss, t);
@@ -227,6 +229,7 @@ RunRecord Trainer::run() {
     mine.nic[name] = {{"sent_bytes", bytes.sent}, {"received_bytes", bytes.received}};
   }
   mine.iteration_s = own_times;
+  mine.phase_s = own_phases;
   mine.iteration_minor_faults = own_faults;
   for (const auto& text : allgather_text(*control_, nlohmann::json(mine).dump())) {
     record.ranks.push_back(nlohmann::json::parse(text).get<RankUsage>());
