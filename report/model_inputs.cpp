@@ -20,12 +20,12 @@
 #include "train/stats.h"
 
 namespace dtbench {
-namespace {
 
-// The TCP payload a link shaped to `rate` ("1gbit") carries.
 double set_rate_bytes_per_s(const std::string& rate) {
   return model::tcp_link(parse_rate(rate) / 1e9, 0).bytes_per_s;
 }
+
+namespace {
 
 // Whether a sweep ran on `hosts` hosts (0: any). Results older than the hosts counter do not
 // say: a sweep of theirs on one machine is read as on one host.
@@ -33,11 +33,10 @@ bool on_hosts(const CollectiveRun& c, int hosts) {
   return hosts == 0 || c.hosts == hosts || (c.hosts == 0 && hosts == 1 && c.machines == 1);
 }
 
-// One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
-// machines or hosts > 0, on that many machines or hosts), by size.
+}  // namespace
+
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
-                             const std::string& backend, int ranks, int machines = 0,
-                             int hosts = 0) {
+                             const std::string& backend, int ranks, int machines, int hosts) {
   std::map<double, double> by_size;
   for (const auto& c : s.collectives) {
     if (c.op == op && c.backend == backend && c.ranks == ranks &&
@@ -53,11 +52,8 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   return m;
 }
 
-// The link a ring allreduce's sweep on these ranks (and machines or hosts, when > 0) shows, read
-// as a ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring
-// too), sizes from 4 KiB.
 LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
-                         int machines, int hosts = 0) {
+                         int machines, int hosts) {
   LinkEstimate e;
   for (const char* op : {"ring_allreduce", "allreduce"}) {
     if (e.found || (std::string(op) == "allreduce" && backend != "gloo")) continue;
@@ -79,8 +75,6 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
   }
   return e;
 }
-
-}  // namespace
 
 // The backend's link: fitted to a ring allreduce's sweep on these ranks; else the emulated
 // cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).

@@ -19,6 +19,21 @@ struct LinkEstimate {
   std::string source;
 };
 
+// The TCP payload a link shaped to `rate` ("1gbit") carries, in bytes/s.
+double set_rate_bytes_per_s(const std::string& rate);
+
+// One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
+// machines or hosts > 0, on that many machines or hosts), by size.
+model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
+                             const std::string& backend, int ranks, int machines = 0,
+                             int hosts = 0);
+
+// The link a ring allreduce's sweep on these ranks (and machines or hosts, when > 0) shows, read
+// as a ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring
+// too), sizes from 4 KiB.
+LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
+                         int machines, int hosts = 0);
+
 // The backend's link: fitted to a ring allreduce's sweep on these ranks; else the emulated
 // cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
 LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "report/link_efficiency.h"
 #include "report/select.h"
 #include "sync/methods.h"
 #include "train/record.h"
@@ -160,6 +161,7 @@ Prediction predict_system(const SystemResults& s) {
     for (const TrainRun* r : reps)
       row.measured_s += summarize(report::timed(*r)).mean / reps.size();
     row.predicted = model::predict(profile.profile, method, link.link);
+    row.overlap = overlap_of_trace(run.trace_file());
     out.rows.push_back(row);
   }
   if (!swept.empty()) {
@@ -168,6 +170,7 @@ Prediction predict_system(const SystemResults& s) {
                     "it calls measured",
                     fmt::join(swept, ", ")));
   }
+  for (const auto& e : link_efficiency(s)) out.links.push_back(link_efficiency_text(e));
   if (!hook_swept.empty()) {
     out.notes.push_back(fmt::format("each bucket of {} costs what the sweep of its hook measured",
                                     fmt::join(hook_swept, ", ")));
@@ -193,6 +196,26 @@ std::string best_text(const PredictedExperiment& r) {
                     ", and the CPU of what is sent during backward; {:+.1f}% from {:.3f} s "
                     "without that CPU)",
                     from(r.best_without_cpu_s), r.best_without_cpu_s);
+}
+
+std::string overlap_text(const Prediction& p) {
+  std::string text;
+  for (const auto& r : p.rows) {
+    const OverlapShare& o = r.overlap;
+    if (o.iterations == 0) continue;
+    if (o.comm_s <= 0) {
+      text += fmt::format(
+          "  {}: its trace holds no communication (c10d_ddp's Reducer calls its "
+          "process group directly)\n",
+          r.label);
+      continue;
+    }
+    text += fmt::format(
+        "  {}: communication {:.3f} s per iteration and rank, {:.0f}% hidden behind "
+        "compute, {:.3f} s exposed\n",
+        r.label, o.comm_s, 100 * o.hidden_share(), o.exposed());
+  }
+  return text.empty() ? "" : "overlap, from the traces:\n" + text;
 }
 
 ModelAccuracy accuracy_of(const Prediction& p) {
@@ -243,6 +266,7 @@ std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
 std::string prediction_text(const Prediction& p) {
   std::string text = fmt::format("{}\n", p.label);
   for (const auto& n : p.notes) text += fmt::format("  {}\n", n);
+  for (const auto& l : p.links) text += fmt::format("  link efficiency: {}\n", l);
   if (p.rows.empty()) return text + "  no experiment could be predicted\n";
   text += fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured", "predicted",
                       "error", "phases, measured/predicted (s)");
@@ -258,7 +282,7 @@ std::string prediction_text(const Prediction& p) {
   for (const auto& r : p.rows) {
     if (r.best_s > 0) text += best_text(r) + "\n";
   }
-  return text + accuracy_text(p, accuracy_of(p));
+  return text + overlap_text(p) + accuracy_text(p, accuracy_of(p));
 }
 
 }  // namespace dtbench

@@ -8,6 +8,7 @@
 
 #include "model/iteration_model.h"
 #include "report/model_inputs.h"
+#include "report/overlap.h"
 #include "report/ranking.h"
 #include "report/results.h"
 
@@ -30,6 +31,7 @@ struct PredictedExperiment {
   // of its hook (compressing and its CPU included), or what it sends.
   bool lossy = false;
   std::string lossy_basis;
+  OverlapShare overlap;  // from the representative repetition's trace; 0 iterations: untraced
   double error() const { return predicted.total_s() / measured_s - 1; }
   // The phase whose prediction is furthest from the measurement, and by how much (s).
   std::string worst_phase() const;
@@ -39,6 +41,7 @@ struct PredictedExperiment {
 struct Prediction {
   std::string label;               // the system's
   std::vector<std::string> notes;  // the inputs used, and what was not predicted and why
+  std::vector<std::string> links;  // link efficiency, per backend and ranks (link_efficiency.h)
   std::vector<PredictedExperiment> rows;
 };
 
@@ -60,6 +63,10 @@ struct ModelAccuracy {
   }
 };
 ModelAccuracy accuracy_of(const Prediction& p);
+
+// Per traced experiment: its communication per iteration and rank, the share hidden behind
+// compute and what is exposed (overlap.h); "" when none is traced.
+std::string overlap_text(const Prediction& p);
 
 // The accuracy in a few lines: the errors against the targets, the ranking, the pairs the model
 // orders the other way.

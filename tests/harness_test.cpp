@@ -503,7 +503,7 @@ TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSshInSlurmSrun) {
   EXPECT_EQ(
       launch_argv(2, allocation, settings, 0),
       (std::vector<std::string>{"srun", "--mpi=pmix", "--ntasks=2", "--nodes=2", "--nodelist=a,b",
-                                "--distribution=block", "--kill-on-bad-exit=1"}));
+                                "--distribution=block", "--kill-on-bad-exit=1", "--overlap"}));
   EXPECT_THAT(launch_argv(3, allocation, settings, 1), Contains("--ntasks-per-node=1"));
   EXPECT_THAT(
       user_error([] { parse_hosts_file("#dtbench: emulated launch=rsh\nh slots=1\n", "h"); }),
@@ -666,7 +666,7 @@ TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
     EXPECT_TRUE(ids.insert(f.id).second) << f.id;
     EXPECT_TRUE(std::filesystem::exists(kSource + "/report/figures/" + f.id + ".gp")) << f.id;
   }
-  EXPECT_EQ(ids.size(), 19u);
+  EXPECT_EQ(ids.size(), 20u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "common/network_spec.h"
 #include "common/text.h"
 #include "report/figures/common.h"
+#include "report/link_efficiency.h"
 #include "train/stats.h"
 
 namespace dtbench::report {
@@ -106,6 +107,9 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
     f.sentences.push_back(
         fmt::format("At 4 MiB the highest bus bandwidth was {}'s over {}: {} GB/s.", best->op,
                     best->backend, short_number(best->busbw / 1e9)));
+  }
+  for (const auto& e : link_efficiency(s)) {
+    f.sentences.push_back("Link efficiency: " + link_efficiency_text(e) + ".");
   }
   for (const auto& backend : {"mpi", "gloo"}) {
     const CollectiveRun *native = nullptr, *ring = nullptr;

@@ -85,6 +85,20 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
       a.within_targets() ? "within" : "outside", k.tau_b, k.tied_measured, k.pairs,
       k.preserved() ? "the measured order is the predicted one"
                     : fmt::format("the model orders {} the other way", fmt::join(swapped, "; "))));
+  std::vector<std::string> hidden;
+  for (const auto& r : p.rows) {
+    if (r.overlap.iterations == 0 || r.overlap.comm_s <= 0) continue;
+    hidden.push_back(fmt::format("{} {:.0f}% of {:.3f} s ({:.3f} s exposed)", r.label,
+                                 100 * r.overlap.hidden_share(), r.overlap.comm_s,
+                                 r.overlap.exposed()));
+  }
+  if (!hidden.empty()) {
+    f.sentences.push_back(fmt::format(
+        "Communication hidden behind compute, measured from the traces (per iteration and rank, "
+        "the union of each rank's operations in flight against its data, forward, backward and "
+        "optimizer phases): {}.",
+        fmt::join(hidden, "; ")));
+  }
   if (!lossy.empty()) {
     f.sentences.push_back(fmt::format("The lossy methods, stated apart from the target: {}.",
                                       fmt::join(lossy, "; ")));

@@ -1,0 +1,96 @@
+#include "report/overlap.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "common/files.h"
+
+namespace dtbench {
+namespace {
+
+using Intervals = std::vector<std::pair<double, double>>;
+
+// Sorted, overlapping ones merged.
+Intervals merged(Intervals v) {
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  for (const auto& [b, e] : v) {
+    if (!out.empty() && b <= out.back().second) {
+      out.back().second = std::max(out.back().second, e);
+    } else {
+      out.emplace_back(b, e);
+    }
+  }
+  return out;
+}
+
+double length(const Intervals& v) {
+  double sum = 0;
+  for (const auto& [b, e] : v) sum += e - b;
+  return sum;
+}
+
+// The length of the intersection of two merged lists.
+double common(const Intervals& a, const Intervals& b) {
+  double sum = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    sum += std::max(0.0, std::min(a[i].second, b[j].second) - std::max(a[i].first, b[j].first));
+    if (a[i].second < b[j].second) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return sum;
+}
+
+}  // namespace
+
+OverlapShare overlap_of(const nlohmann::json& events) {
+  std::map<int, Intervals> comm, compute;
+  std::map<int, int> iterations;
+  std::map<std::tuple<int, int64_t>, double> begun;  // (rank, id) -> launch
+  for (const auto& e : events) {
+    const std::string ph = e.value("ph", ""), cat = e.value("cat", ""), name = e.value("name", "");
+    const int rank = e.value("pid", 0);
+    const double ts = e.value("ts", 0.0);
+    if (ph == "X" && cat == "iteration") ++iterations[rank];
+    if (ph == "X" && cat == "phase" && name != "sync") {
+      compute[rank].emplace_back(ts, ts + e.value("dur", 0.0));
+    }
+    if (cat != "comm") continue;
+    if (ph == "X") comm[rank].emplace_back(ts, ts + e.value("dur", 0.0));
+    if (ph == "b") begun[{rank, e.value("id", int64_t{0})}] = ts;
+    if (ph == "e") {
+      const auto it = begun.find({rank, e.value("id", int64_t{0})});
+      if (it != begun.end()) comm[rank].emplace_back(it->second, ts);
+    }
+  }
+  OverlapShare out;
+  double comm_us = 0, hidden_us = 0;
+  for (const auto& [rank, n] : iterations) {
+    const Intervals c = merged(comm[rank]), k = merged(compute[rank]);
+    comm_us += length(c);
+    hidden_us += common(c, k);
+    out.iterations += n;
+  }
+  if (out.iterations > 0) {
+    out.comm_s = comm_us / 1e6 / out.iterations;
+    out.hidden_s = hidden_us / 1e6 / out.iterations;
+  }
+  return out;
+}
+
+OverlapShare overlap_of_trace(const std::string& path) {
+  if (path.empty()) return {};
+  const std::vector<uint8_t> text = read_maybe_gzipped(path);
+  const nlohmann::json trace = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!trace.is_object() || !trace.contains("traceEvents")) return {};
+  return overlap_of(trace["traceEvents"]);
+}
+
+}  // namespace dtbench
