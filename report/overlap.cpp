@@ -6,8 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/files.h"
-
 namespace dtbench {
 namespace {
 
@@ -83,14 +81,6 @@ OverlapShare overlap_of(const nlohmann::json& events) {
     out.hidden_s = hidden_us / 1e6 / out.iterations;
   }
   return out;
-}
-
-OverlapShare overlap_of_trace(const std::string& path) {
-  if (path.empty()) return {};
-  const std::vector<uint8_t> text = read_maybe_gzipped(path);
-  const nlohmann::json trace = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!trace.is_object() || !trace.contains("traceEvents")) return {};
-  return overlap_of(trace["traceEvents"]);
 }
 
 }  // namespace dtbench

@@ -6,8 +6,6 @@
 // backward, optimizer: everything but the exposed `sync`); the rest is exposed.
 #include <nlohmann/json.hpp>
 
-#include <string>
-
 namespace dtbench {
 
 struct OverlapShare {
@@ -20,9 +18,5 @@ struct OverlapShare {
 
 // `events` are a trace's traceEvents.
 OverlapShare overlap_of(const nlohmann::json& events);
-
-// The trace at path (trace.json.gz or trace.json); zero iterations for "" or a trace without
-// iterations. A corrupt gzip stream is a UserError naming the file.
-OverlapShare overlap_of_trace(const std::string& path);
 
 }  // namespace dtbench

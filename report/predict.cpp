@@ -13,6 +13,7 @@
 
 #include "report/link_efficiency.h"
 #include "report/select.h"
+#include "report/trace_facts.h"
 #include "sync/methods.h"
 #include "train/record.h"
 #include "train/stats.h"
@@ -161,7 +162,9 @@ Prediction predict_system(const SystemResults& s) {
     for (const TrainRun* r : reps)
       row.measured_s += summarize(report::timed(*r)).mean / reps.size();
     row.predicted = model::predict(profile.profile, method, link.link);
-    row.overlap = overlap_of_trace(run.trace_file());
+    const nlohmann::json events = trace_events(run.trace_file());
+    row.overlap = overlap_of(events);
+    row.stragglers = stragglers_of(events);
     out.rows.push_back(row);
   }
   if (!swept.empty()) {
@@ -212,8 +215,9 @@ std::string overlap_text(const Prediction& p) {
     }
     text += fmt::format(
         "  {}: communication {:.3f} s per iteration and rank, {:.0f}% hidden behind "
-        "compute, {:.3f} s exposed\n",
-        r.label, o.comm_s, 100 * o.hidden_share(), o.exposed());
+        "compute, {:.3f} s exposed{}\n",
+        r.label, o.comm_s, 100 * o.hidden_share(), o.exposed(),
+        r.stragglers.straggler < 0 ? "" : "; " + stragglers_text(r.stragglers));
   }
   return text.empty() ? "" : "overlap, from the traces:\n" + text;
 }

@@ -11,6 +11,7 @@
 #include "report/overlap.h"
 #include "report/ranking.h"
 #include "report/results.h"
+#include "report/stragglers.h"
 
 namespace dtbench {
 
@@ -31,7 +32,8 @@ struct PredictedExperiment {
   // of its hook (compressing and its CPU included), or what it sends.
   bool lossy = false;
   std::string lossy_basis;
-  OverlapShare overlap;  // from the representative repetition's trace; 0 iterations: untraced
+  OverlapShare overlap;   // from the representative repetition's trace; 0 iterations: untraced
+  Stragglers stragglers;  // from the same trace
   double error() const { return predicted.total_s() / measured_s - 1; }
   // The phase whose prediction is furthest from the measurement, and by how much (s).
   std::string worst_phase() const;
@@ -65,7 +67,8 @@ struct ModelAccuracy {
 ModelAccuracy accuracy_of(const Prediction& p);
 
 // Per traced experiment: its communication per iteration and rank, the share hidden behind
-// compute and what is exposed (overlap.h); "" when none is traced.
+// compute and what is exposed (overlap.h), and the rank the others wait for (stragglers.h); ""
+// when none is traced.
 std::string overlap_text(const Prediction& p);
 
 // The accuracy in a few lines: the errors against the targets, the ranking, the pairs the model

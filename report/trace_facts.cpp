@@ -9,11 +9,17 @@
 
 namespace dtbench {
 
-void add_trace(const std::string& path, TraceFacts& out) {
-  if (path.empty()) return;
+nlohmann::json trace_events(const std::string& path) {
+  if (path.empty()) return nlohmann::json::array();
   const std::vector<uint8_t> text = read_maybe_gzipped(path);
   nlohmann::json trace = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!trace.is_object() || !trace.contains("traceEvents")) return;
+  if (!trace.is_object() || !trace.contains("traceEvents")) return nlohmann::json::array();
+  return std::move(trace["traceEvents"]);
+}
+
+void add_trace(const std::string& path, TraceFacts& out) {
+  nlohmann::json trace = {{"traceEvents", trace_events(path)}};
+  if (trace["traceEvents"].empty()) return;
   out.straggler_s.push_back(mean_straggler_s(trace["traceEvents"]));
   std::map<int, std::vector<std::pair<double, double>>> backward;  // rank -> [begin, end)
   for (const auto& e : trace["traceEvents"]) {

@@ -19,6 +19,10 @@ struct TraceFacts {
   std::vector<double> straggler_s;
 };
 
+// The traceEvents of the trace at path (trace.json.gz or trace.json); an empty array for "" or
+// a file that is not a trace. A corrupt gzip stream is a UserError naming the file.
+nlohmann::json trace_events(const std::string& path);
+
 // Adds the trace at path (trace.json.gz or trace.json; "" adds nothing) to out. A corrupt gzip
 // stream is a UserError naming the file; a file that is not a trace adds nothing.
 void add_trace(const std::string& path, TraceFacts& out);

@@ -17,8 +17,7 @@ using ::testing::HasSubstr;
 
 // The link efficiency of a Gloo allreduce on 4 ranks taking alpha + beta S (a ring: 2(n-1)/n S
 // crosses each link), on a cluster shaped to `rate`.
-std::vector<LinkEfficiency> swept(double alpha_s, double beta_s_per_byte,
-                                   const std::string& rate) {
+std::vector<LinkEfficiency> swept(double alpha_s, double beta_s_per_byte, const std::string& rate) {
   SystemResults s;
   s.system = {{"network",
                {{"spec",

@@ -16,6 +16,7 @@
 
 #include "fixtures.h"
 #include "models/make_model.h"
+#include "report/stragglers.h"
 #include "thread_ranks.h"
 #include "train/record.h"
 #include "train/trainer.h"
@@ -173,6 +174,30 @@ TEST(Trace, NonblockingOperationsAreAsyncSpansWithTheirBytes) {
     }
     expect_nested(run.trace, rank);
   }
+}
+
+// A traced run with a slowed rank: the trace's arrivals name it as the one the others wait for
+// (report/stragglers.h), however long they wait on this machine.
+TEST(Trace, TheSlowedRankIsTheOneTheOthersWaitFor) {
+  TempDir dir;
+  write_mnist(dir.path(), 320, 40, /*gzip=*/false);
+  run_gloo_ranks(4, [&](Communicator& comm) {
+    TrainConfig config = tiny_lenet_config(dir.path());
+    config.sync = "allreduce";
+    config.max_iters = 8;
+    config.slow_rank = 2;
+    config.slow_ms = 50;
+    config.trace = dir.path() + "/trace.json";
+    std::FILE* quiet = std::tmpfile();
+    Trainer(config, load_train_data(config), comm, quiet).run();
+    std::fclose(quiet);
+  });
+  std::ifstream in(dir.path() + "/trace.json");
+  const Stragglers s = stragglers_of(json::parse(in).at("traceEvents"));
+  EXPECT_EQ(s.ranks, 4);
+  EXPECT_GT(s.iterations, 0);
+  EXPECT_EQ(s.straggler, 2) << stragglers_text(s);
+  EXPECT_GT(s.others_wait_s, 0);
 }
 
 }  // namespace
