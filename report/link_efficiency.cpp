@@ -22,13 +22,12 @@ double busbw_at(const model::MeasuredCost& sweep, double b, int n) {
 }  // namespace
 
 std::vector<LinkEfficiency> link_efficiency(const SystemResults& s) {
-  double rate = 0;
+  const double rate = stated_rate_bytes_per_s(s.system);
   std::string source;
-  if (const auto spec = recorded_network(s.system); spec && spec->rate != "none") {
-    rate = set_rate_bytes_per_s(spec->rate);
+  if (rate > 0) {
+    const auto spec = recorded_network(s.system);
     source = fmt::format("the emulated cluster's {}", spec->rate);
     if (spec->bottleneck_host >= 0) {
-      rate = std::min(rate, set_rate_bytes_per_s(spec->bottleneck_rate));
       source += fmt::format(", host {} at {}", spec->bottleneck_host, spec->bottleneck_rate);
     }
   }

@@ -25,6 +25,16 @@ double set_rate_bytes_per_s(const std::string& rate) {
   return model::tcp_link(parse_rate(rate) / 1e9, 0).bytes_per_s;
 }
 
+double stated_rate_bytes_per_s(const nlohmann::json& system) {
+  const auto spec = recorded_network(system);
+  if (!spec || spec->rate == "none") return 0;
+  double rate = set_rate_bytes_per_s(spec->rate);
+  if (spec->bottleneck_host >= 0) {  // the whole cluster waits for that host
+    rate = std::min(rate, set_rate_bytes_per_s(spec->bottleneck_rate));
+  }
+  return rate;
+}
+
 namespace {
 
 // Whether a sweep ran on `hosts` hosts (0: any). Results older than the hosts counter do not
@@ -81,14 +91,13 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
 LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
                       const std::string& bottleneck_rate) {
   LinkEstimate e = fitted_link(s, backend, ranks, 0);
-  const auto spec = recorded_network(s.system);
-  if (!e.found && spec && spec->rate != "none") {
-    e.link = {0, set_rate_bytes_per_s(spec->rate)};
+  const double stated = stated_rate_bytes_per_s(s.system);
+  if (!e.found && stated > 0) {
+    const auto spec = recorded_network(s.system);
+    e.link = {0, stated};
     e.found = true;
     e.source = fmt::format("the emulated cluster's set rate, {}, latency taken as 0", spec->rate);
-    if (spec->bottleneck_host >= 0) {  // the whole cluster waits for that host
-      e.link.bytes_per_s =
-          std::min(e.link.bytes_per_s, set_rate_bytes_per_s(spec->bottleneck_rate));
+    if (spec->bottleneck_host >= 0) {
       e.source +=
           fmt::format(", capped by host {}'s {}", spec->bottleneck_host, spec->bottleneck_rate);
     }

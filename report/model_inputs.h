@@ -22,6 +22,10 @@ struct LinkEstimate {
 // The TCP payload a link shaped to `rate` ("1gbit") carries, in bytes/s.
 double set_rate_bytes_per_s(const std::string& rate);
 
+// The link rate the directory's emulated cluster stated, as TCP payload (bytes/s), capped by its
+// bottleneck host's; 0 when it stated none (one machine, an unshaped or real cluster).
+double stated_rate_bytes_per_s(const nlohmann::json& system);
+
 // One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
 // machines or hosts > 0, on that many machines or hosts), by size.
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "report/trace_facts.h"
+
 namespace dtbench {
 namespace {
 
@@ -50,13 +52,11 @@ double common(const Intervals& a, const Intervals& b) {
 
 OverlapShare overlap_of(const nlohmann::json& events) {
   std::map<int, Intervals> comm, compute;
-  std::map<int, int> iterations;
   std::map<std::tuple<int, int64_t>, double> begun;  // (rank, id) -> launch
   for (const auto& e : events) {
     const std::string ph = e.value("ph", ""), cat = e.value("cat", ""), name = e.value("name", "");
     const int rank = e.value("pid", 0);
     const double ts = e.value("ts", 0.0);
-    if (ph == "X" && cat == "iteration") ++iterations[rank];
     if (ph == "X" && cat == "phase" && name != "sync") {
       compute[rank].emplace_back(ts, ts + e.value("dur", 0.0));
     }
@@ -70,11 +70,11 @@ OverlapShare overlap_of(const nlohmann::json& events) {
   }
   OverlapShare out;
   double comm_us = 0, hidden_us = 0;
-  for (const auto& [rank, n] : iterations) {
+  for (const auto& [rank, spans] : iteration_spans(events)) {
     const Intervals c = merged(comm[rank]), k = merged(compute[rank]);
     comm_us += length(c);
     hidden_us += common(c, k);
-    out.iterations += n;
+    out.iterations += static_cast<int>(spans.size());
   }
   if (out.iterations > 0) {
     out.comm_s = comm_us / 1e6 / out.iterations;

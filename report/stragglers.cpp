@@ -6,24 +6,23 @@
 #include <map>
 #include <vector>
 
+#include "report/trace_facts.h"
+
 namespace dtbench {
 
 Stragglers stragglers_of(const nlohmann::json& events) {
   // Per rank: its iteration spans, and the start of every communication operation.
-  std::map<int, std::vector<std::pair<double, double>>> iterations;
+  const auto iterations = iteration_spans(events);
   std::map<int, std::vector<double>> starts;
   for (const auto& e : events) {
-    const std::string ph = e.value("ph", ""), cat = e.value("cat", "");
-    const int rank = e.value("pid", 0);
-    const double ts = e.value("ts", 0.0);
-    if (ph == "X" && cat == "iteration")
-      iterations[rank].emplace_back(ts, ts + e.value("dur", 0.0));
-    if (cat == "comm" && (ph == "X" || ph == "b")) starts[rank].push_back(ts);
+    const std::string ph = e.value("ph", "");
+    if (e.value("cat", "") == "comm" && (ph == "X" || ph == "b")) {
+      starts[e.value("pid", 0)].push_back(e.value("ts", 0.0));
+    }
   }
   Stragglers out;
   out.ranks = static_cast<int>(iterations.size());
   if (out.ranks < 2) return out;
-  for (auto& [rank, v] : iterations) std::sort(v.begin(), v.end());
   for (auto& [rank, v] : starts) std::sort(v.begin(), v.end());
   size_t count = iterations.begin()->second.size();
   for (const auto& [rank, v] : iterations) count = std::min(count, v.size());

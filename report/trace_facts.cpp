@@ -47,14 +47,25 @@ void add_trace(const std::string& path, TraceFacts& out) {
   }
 }
 
+std::map<int, std::vector<std::pair<double, double>>> iteration_spans(
+    const nlohmann::json& events) {
+  std::map<int, std::vector<std::pair<double, double>>> out;
+  for (const auto& e : events) {
+    if (e.value("ph", "") != "X" || e.value("name", "") != "iteration") continue;
+    const double ts = e.value("ts", 0.0);
+    out[e.value("pid", 0)].emplace_back(ts, ts + e.value("dur", 0.0));
+  }
+  for (auto& [rank, spans] : out) std::sort(spans.begin(), spans.end());
+  return out;
+}
+
 double mean_straggler_s(const nlohmann::json& events) {
-  std::map<int, std::vector<std::pair<double, double>>> iterations;  // rank -> [begin, end]
-  std::vector<std::pair<int, std::pair<double, double>>> compute;    // rank, [begin, end]
+  auto iterations = iteration_spans(events);                       // rank -> [begin, end]
+  std::vector<std::pair<int, std::pair<double, double>>> compute;  // rank, [begin, end]
   for (const auto& e : events) {
     if (e.value("ph", "") != "X") continue;
     const std::string name = e.value("name", "");
     const double ts = e.value("ts", 0.0), end = ts + e.value("dur", 0.0);
-    if (name == "iteration") iterations[e.value("pid", 0)].emplace_back(ts, end);
     if (name == "data" || name == "forward" || name == "backward") {
       compute.push_back({e.value("pid", 0), {ts, end}});
     }
@@ -62,8 +73,7 @@ double mean_straggler_s(const nlohmann::json& events) {
   // The k-th iteration of every rank is the same step (each rank traces the same iterations).
   std::map<int, std::vector<double>> per_rank;
   size_t steps = SIZE_MAX;
-  for (auto& [rank, spans] : iterations) {
-    std::sort(spans.begin(), spans.end());
+  for (const auto& [rank, spans] : iterations) {
     per_rank[rank].assign(spans.size(), 0.0);
     steps = std::min(steps, spans.size());
   }

@@ -3,7 +3,9 @@
 // the gradient-ready instants.
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtbench {
@@ -22,6 +24,10 @@ struct TraceFacts {
 // The traceEvents of the trace at path (trace.json.gz or trace.json); an empty array for "" or
 // a file that is not a trace. A corrupt gzip stream is a UserError naming the file.
 nlohmann::json trace_events(const std::string& path);
+
+// Each rank's `iteration` spans [begin, end) in microseconds, in order (the k-th of every rank
+// is the same step: each rank traces the same iterations).
+std::map<int, std::vector<std::pair<double, double>>> iteration_spans(const nlohmann::json& events);
 
 // Adds the trace at path (trace.json.gz or trace.json; "" adds nothing) to out. A corrupt gzip
 // stream is a UserError naming the file; a file that is not a trace adds nothing.
