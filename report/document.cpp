@@ -16,6 +16,7 @@
 #include "common/git_commit.h"
 #include "common/network_spec.h"
 #include "common/process.h"
+#include "report/diagnosis.h"
 #include "report/figures.h"
 #include "report/results.h"
 #include "report/table.h"
@@ -233,6 +234,12 @@ int build_report(const ReportOptions& o) {
   replace(text, "{{warnings}}",
           warnings.empty() ? "None: every result file was read.\n" : warnings);
   replace(text, "{{sections}}", sections);
+  std::string diagnoses;
+  for (size_t k = 0; k < results.systems.size(); ++k) {
+    diagnoses += fmt::format("## S{} ({})\n\n{}", k + 1, results.systems[k].label,
+                             diagnosis_markdown(diagnose(results.systems[k])));
+  }
+  replace(text, "{{diagnosis}}", diagnoses);
   replace(text, "{{conditions}}", conditions_section(results.systems));
   fs::path markdown = build / "report.md";
   write_file_atomically(markdown.string(), text);

@@ -79,7 +79,7 @@ const std::vector<FigureSpec>& figure_registry() {
        "fitted link, overlapped with backward as its gradients become ready) match what it "
        "measured, and where not, in which phase?",
        "model (on the emulated cluster or a real one)", model_vs_measurement},
-      {"fig20_ranks", "Diagnosis: each rank's pace",
+      {"fig20_ranks", "Each rank's pace",
        "Which rank sets the pace? Each rank's own iteration time (p50, p95, p99 over iterations "
        "1..39) per method, and the rank that is slowest.",
        "smoke, quick, standard", rank_pace},

@@ -5,9 +5,9 @@
 // or a gather's root), relative to the first rank's; per iteration the rank that arrived last;
 // per run the rank last most often, and per iteration how much earlier than it the others
 // arrived (their mean): their wait for it. Iterations whose ranks started different numbers of
-// operations are left out. The ranks' clocks are aligned as the trace aligns them: each rank's
-// times count from a barrier before the first iteration, so arrivals are good to that barrier's
-// exit skew (on one machine, and on the emulated cluster, every rank reads the same clock).
+// operations are left out. The ranks' clocks are aligned as the trace aligns them: from one instant
+// read on rank 0's clock, mapped into each rank's by its offset measured at start-up, so
+// arrivals are good to the trace's clock_alignment_s (older traces: a barrier's exit skew).
 #include <nlohmann/json.hpp>
 
 #include <string>

@@ -2,7 +2,8 @@
 # `dtbench doctor` on the emulated cluster (needs root; exit 77 = skipped otherwise): 4 hosts at
 # 1 Gbit/s, one of them (the third) at 100 Mbit/s, which the doctor is not told: every host is
 # reached, the builds and data agree, and the one warning about links names that host and no
-# other. Then a firewall (nft, from make setup-cluster) in the fourth host's namespace drops new
+# other; a 4-rank training run, which measures the links between its hosts before its first
+# iteration, names the same host. Then a firewall (nft, from make setup-cluster) in the fourth host's namespace drops new
 # TCP connections from the second: the doctor fails naming both, and measures no link. Own
 # prefix and subnet: a user's cluster is untouched.
 #   usage: doctor_cluster_test.sh DTBENCH MAKE_FIXTURE
@@ -26,6 +27,14 @@ check "the same data" grep -q "^PASS  data: .* 4 dataset files" "$work/doctor.ou
 check "one warning" test "$(grep -c "^WARN" "$work/doctor.out")" -eq 1
 check "it names the host at 100 Mbit/s" grep -q "^WARN  links: $subnet.3 is slow" "$work/doctor.out"
 check "ports open" grep -q "^PASS  ports:" "$work/doctor.out"
+"$dtbench" launch --hosts "$work/hosts" --ranks 4 -- "$(dirname "$dtbench")/dtbench-train" \
+  --model lenet5 --data-dir "$work/data" --global-batch 24 --max-iters 3 --eval-limit 40 \
+  --out "$work/train.json" >"$work/train.out" 2>&1
+code=$?
+tail -3 "$work/train.out"
+check "training across the hosts: exit 0 ($code)" test $code -eq 0
+check "the training names the host at 100 Mbit/s" grep -q "; ${prefix}n2 is slow: " "$work/train.out"
+check "and aligns the ranks' clocks" grep -q "aligned with rank 0's to within" "$work/train.out"
 if command -v nft >/dev/null; then
   ip netns exec ${prefix}n3 nft -f - <<EOF
 table inet dtbench_test {

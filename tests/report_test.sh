@@ -46,6 +46,10 @@ check "every section measured but the overlap engines, compression and the model
        "$(grep -A8 "15. Overlap engines" "$work/both.txt" | grep -c "Not measured")" -eq 1
 check "16 figures: every section's but those not measured in smoke" \
   test "$(ls "$work/both/figures" | wc -l)" -eq 16
+check "a diagnosis per system" test "$(grep -c "^## S[12] (" "$work/both/report.md")" -eq 2
+for part in Ranks Stragglers "Links between hosts" Overlap "Link efficiency" "The model"; do
+  check "diagnosis: $part, for both systems" test "$(grep -c "^\*\*$part\.\*\*" "$work/both/report.md")" -eq 2
+done
 check "section 20 says which rank is slowest" grep -q "is the slowest by its median in" "$work/both/report.md"
 "$dtbench" report "$overlap" -o "$work/overlap/group.pdf" >/dev/null 2>&1
 pdftotext -layout "$work/overlap/group.pdf" "$work/overlap.txt"

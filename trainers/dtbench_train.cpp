@@ -10,6 +10,7 @@
 #include "train/cli.h"
 #include "train/rank_stats.h"
 #include "train/record.h"
+#include "train/start_facts.h"
 #include "train/trainer.h"
 
 int main(int argc, char** argv) {
@@ -27,6 +28,10 @@ int main(int argc, char** argv) {
     if (comm->rank() == 0) {
       dtbench::write_record(config->out, record);
       dtbench::print_rank_table(record);
+      for (const auto& line : {dtbench::link_finding_text(dtbench::link_finding(record)),
+                               dtbench::clock_alignment_text(record)}) {
+        if (!line.empty()) fmt::print("{}\n", line);
+      }
       fmt::print("Result record: {}\n", config->out);
     }
     return 0;

@@ -1,4 +1,4 @@
-// Figure 20, "Diagnosis: each rank's pace": per method, each rank's own iteration time over
+// Figure 20, "Each rank's pace": per method, each rank's own iteration time over
 // iterations 1..39 (p50, p95, p99, from the record's per-rank samples), and the rank that was
 // slowest; the record's iteration time is the slowest rank's, which sets everyone's pace.
 #include <fmt/format.h>
@@ -9,8 +9,6 @@
 
 #include "report/figures/common.h"
 #include "report/select.h"
-#include "report/stragglers.h"
-#include "report/trace_facts.h"
 #include "train/rank_stats.h"
 
 namespace dtbench::report {
@@ -49,26 +47,6 @@ FigureData rank_pace(const SystemResults& s, const std::vector<SystemResults>&) 
       "Rank {} is the slowest by its median in {} of {} methods here{}.", most, slowest_count[most],
       measured, slowest_count[most] * 2 > measured ? "" : ": no rank is behind in most of them"));
   f.sentences.push_back(fmt::format("Per method: {}.", fmt::join(lines, "; ")));
-  // Every traced training run of the system, whatever its group: who the others waited for.
-  std::vector<std::string> traced;
-  for (const auto& r : s.runs) {
-    if (r.kind != "train" || r.repeat != 1 || r.trace_file().empty()) continue;
-    const Stragglers st = stragglers_of(trace_events(r.trace_file()));
-    if (st.straggler < 0) continue;
-    traced.push_back(
-        fmt::format("{} ({}{}): {}", engine_label(r), r.group,
-                    r.record.config.slow_rank >= 0
-                        ? fmt::format(", rank {} slowed by {} ms", r.record.config.slow_rank,
-                                      r.record.config.slow_ms)
-                        : "",
-                    stragglers_text(st)));
-  }
-  if (!traced.empty()) {
-    f.sentences.push_back(fmt::format(
-        "From the traces, each rank's arrival at an iteration's first communication (clocks "
-        "aligned by a barrier before the first iteration): {}.",
-        fmt::join(traced, "; ")));
-  }
   return f;
 }
 

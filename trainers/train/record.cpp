@@ -89,6 +89,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ResourceUsage, wall_s, user_s, sys_s, cpu_uti
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, mean, median, p95, stdev, min, max, ci95_low,
                                    ci95_high)
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClockOffset, offset_s, uncertainty_s, drift_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkSample, a, b, bytes, seconds)
+
 void to_json(nlohmann::json& j, const RankUsage& r) {
   j = nlohmann::json(r.usage);
   j["rank"] = r.rank;
@@ -100,6 +103,7 @@ void to_json(nlohmann::json& j, const RankUsage& r) {
   j["phase_s"] = nlohmann::json::object();
   for (size_t p = 0; p < kPhaseCount; ++p) j["phase_s"][kPhaseNames[p]] = r.phase_s[p];
   j["iteration_minor_faults"] = r.iteration_minor_faults;
+  j["clock"] = r.clock;
 }
 void from_json(const nlohmann::json& j, RankUsage& r) {
   r.usage = j.get<ResourceUsage>();
@@ -114,6 +118,7 @@ void from_json(const nlohmann::json& j, RankUsage& r) {
   for (size_t p = 0; p < kPhaseCount; ++p) {
     r.phase_s[p] = phases.value(kPhaseNames[p], std::vector<double>{});
   }
+  r.clock = j.value("clock", ClockOffset{});
 }
 
 void IterationLog::add(int64_t epoch_number, int64_t step_number, double loss_value,
@@ -187,6 +192,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"iterations", iterations_to_json(r.iterations)},
       {"evaluations", r.evaluations},
       {"ranks", r.ranks},
+      {"links", r.links},
       {"summary", summary_of(r)},
   };
 }
@@ -210,6 +216,7 @@ RunRecord record_from_json(const nlohmann::json& j) {
     r.iterations = iterations_from_json(j.at("iterations"));
     j.at("evaluations").get_to(r.evaluations);
     j.at("ranks").get_to(r.ranks);
+    r.links = j.value("links", std::vector<LinkSample>{});
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("not a valid {} record: {}", kRecordSchema, e.what()));

@@ -40,6 +40,22 @@ struct Evaluation {
   double accuracy = 0;  // correct / total
 };
 
+// This rank's steady clock minus rank 0's, measured before the first iteration by ping-pongs
+// with rank 0 (the one with the shortest round trip): the offset, half that round trip (the
+// true offset lies within it), and how much the offset had moved by the last iteration (the
+// clocks' drift). Zeros for rank 0 and in older records.
+struct ClockOffset {
+  double offset_s = 0, uncertainty_s = 0, drift_s = 0;
+};
+
+// Ranks a and b, on different hosts, exchanged `bytes` each way before the first iteration:
+// the shortest of its round trips, a to b and back (rate: 2 * bytes / seconds).
+struct LinkSample {
+  int a = 0, b = 0;
+  int64_t bytes = 0;
+  double seconds = 0;
+};
+
 struct RankUsage {
   int rank = 0;
   std::string host;
@@ -53,6 +69,7 @@ struct RankUsage {
   // Minor page faults of this rank's process in each iteration: memory the iteration had to
   // fault in afresh (what the malloc setting, system.malloc, changes). Empty in older records.
   std::vector<int64_t> iteration_minor_faults;
+  ClockOffset clock;
 };
 
 struct RunRecord {
@@ -66,6 +83,9 @@ struct RunRecord {
   IterationLog iterations;
   std::vector<Evaluation> evaluations;
   std::vector<RankUsage> ranks;
+  // The links between the ranks' hosts, each pair of neighbours in rank order (a ring) on
+  // different hosts once; empty when every rank shares one host, and in older records.
+  std::vector<LinkSample> links;
 };
 
 // The config as one flat object of settings (the method's options beside the others).

@@ -25,6 +25,7 @@
 #include "train/nic_counters.h"
 #include "train/phase_timer.h"
 #include "train/resource_usage.h"
+#include "train/start_probe.h"
 #include "train/stats.h"
 #include "train/system_info.h"
 #include "train/timeline.h"
@@ -36,6 +37,9 @@ namespace F = torch::nn::functional;
 // The larger allreduce of the link probe (or the whole gradient, if smaller): big enough that
 // the rate, not the latency, sets its time.
 constexpr int64_t kLinkProbeBytes = 4 * kMiB;
+// Each way between two hosts before the first iteration: enough to tell a 100 Mbit/s link from
+// a 1 Gbit/s one (88 ms against 9 ms), little enough to cost well under a second.
+constexpr int64_t kLinkSampleBytes = kMiB;
 
 int default_threads() {
   // libtorch's own default here is 1 thread; share the host's CPUs among the ranks on it
@@ -155,10 +159,13 @@ void Trainer::broadcast_from_rank0(bool parameters, bool buffers) {
 }
 
 RunRecord Trainer::run() {
+  RunRecord record;
+  // Before the NIC counters are read: the probe's bytes are not the strategy's traffic.
+  clocks_ = measure_clock_offsets(*control_);
+  record.links = measure_links(*control_, allgather_text(*control_, host_name()), kLinkSampleBytes);
   ResourceMeter meter;
   const Traffic traffic_before = comm_.traffic();
   const auto nic_before = read_nic_counters();
-  RunRecord record;
   record.config = config_;
   record.threads = torch::get_num_threads();
   std::vector<std::string> files = data_.train.files;
@@ -175,10 +182,7 @@ RunRecord Trainer::run() {
   std::vector<double> own_times;
   std::array<std::vector<double>, kPhaseCount> own_phases;
   std::vector<int64_t> own_faults;
-  if (trace_) {
-    control_->barrier();  // the ranks' clocks start together, to within the barrier's skew
-    trace_->set_origin(TraceLog::Clock::now());
-  }
+  if (trace_) trace_->set_origin(common_origin(*control_, clocks_));
 
   for (int64_t epoch = 1; epoch <= config_.epochs && !reached_max_iters(record); ++epoch) {
     sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
@@ -215,6 +219,10 @@ RunRecord Trainer::run() {
   }
   if (record.iterations.size() <= static_cast<size_t>(kTimedLast)) print_average(record.iterations);
 
+  const auto clocks_after = measure_clock_offsets(*control_);
+  for (size_t r = 0; r < clocks_.size(); ++r) {
+    clocks_[r].drift_s = clocks_after[r].offset_s - clocks_[r].offset_s;
+  }
   if (trace_) write_trace();
   record.bucket_bytes = sync_->bucket_bytes();
   record.plan_inputs = timeline_;
@@ -231,6 +239,7 @@ RunRecord Trainer::run() {
   mine.iteration_s = own_times;
   mine.phase_s = own_phases;
   mine.iteration_minor_faults = own_faults;
+  mine.clock = clocks_.at(config_.rank);
   for (const auto& text : allgather_text(*control_, nlohmann::json(mine).dump())) {
     record.ranks.push_back(nlohmann::json::parse(text).get<RankUsage>());
   }
@@ -285,6 +294,10 @@ void Trainer::write_trace() {
     for (auto& e : nlohmann::json::parse(text)) events.push_back(std::move(e));
   }
   if (config_.rank != 0) return;
+  double misaligned_s = 0;  // how far any rank's times may be off rank 0's
+  for (const auto& c : clocks_) {
+    misaligned_s = std::max(misaligned_s, c.uncertainty_s + std::abs(c.drift_s));
+  }
   nlohmann::json trace = {{"traceEvents", std::move(events)},
                           {"displayTimeUnit", "ms"},
                           {"otherData",
@@ -293,7 +306,8 @@ void Trainer::write_trace() {
                             {"mode", to_string(config_.sync_options.mode)},
                             {"backend", config_.backend},
                             {"ranks", config_.world_size},
-                            {"iterations", fmt::format("{}..{}", kTimedFirst, kTimedLast)}}}};
+                            {"iterations", fmt::format("{}..{}", kTimedFirst, kTimedLast)},
+                            {"clock_alignment_s", misaligned_s}}}};
   write_file_atomically(config_.trace, trace.dump());
 }
 

@@ -77,6 +77,7 @@ class Trainer {
   Timeline timeline_;                     // for a strategy that plans from time
   std::unique_ptr<GradientClock> clock_;  // set until the first iteration has run
   std::shared_ptr<TraceLog> trace_;       // --trace: this rank's timed iterations
+  std::vector<ClockOffset> clocks_;       // every rank's clock against rank 0's
   GradientHooks trace_hooks_;             // each gradient's arrival, into trace_
 };
 
