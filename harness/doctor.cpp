@@ -118,6 +118,10 @@ ProbeRun run_probe(const HostsFile& hosts, int ranks, const CommandSettings& set
 
 // The rate the hosts file's cluster states for every link, in bytes/s (0: none stated).
 std::pair<double, std::string> stated_rate(const HostsFile& hosts) {
+  if (!hosts.emulated && !hosts.link_rate.empty()) {
+    return {parse_rate(hosts.link_rate) / 8,
+            fmt::format("the hosts file's stated {}", hosts.link_rate)};
+  }
   if (!hosts.emulated) return {0, "the fastest link seen"};
   const ClusterSpec spec = current_cluster(hosts.netns_prefix);
   if (spec.rate.empty() || spec.rate == "none") return {0, "the fastest link seen"};

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/network_spec.h"
 #include "common/text.h"
 
 namespace dtbench {
@@ -20,8 +21,21 @@ int positive_int(const std::string& text) {
 
 void parse_directive(const std::string& rest, HostsFile& f, const std::string& where) {
   auto words = words_of(rest);
-  require(!words.empty() && words[0] == "emulated",
-          fmt::format("{}: unknown dtbench directive '{}' (known: emulated)", where, rest));
+  require(!words.empty() && (words[0] == "emulated" || words[0] == "links"),
+          fmt::format("{}: unknown dtbench directive '{}' (known: emulated, links)", where, rest));
+  if (words[0] == "links") {
+    const std::string option = words.size() == 2 ? words[1] : "";
+    require(option.rfind("rate=", 0) == 0,
+            fmt::format("{}: bad links directive '{}' (links rate=10gbit)", where,
+                        fmt::join(words, " ")));
+    f.link_rate = option.substr(5);
+    try {
+      parse_rate(f.link_rate);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("{}: {}", where, e.what()));
+    }
+    return;
+  }
   f.emulated = true;
   static const std::regex subnet("[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}");
   static const std::regex prefix("[a-z][a-z0-9-]{0,7}");

@@ -6,7 +6,12 @@
 //
 // marks a hosts file whose hosts are the emulated cluster's network namespaces (dtbench
 // cluster up), which mpirun reaches through harness/netns-agent, or with launch=ssh by ssh as
-// on a real cluster (dtbench cluster up --ssh; the hosts are then the nodes' names).
+// on a real cluster (dtbench cluster up --ssh; the hosts are then the nodes' names). And
+//
+//     #dtbench: links rate=10gbit
+//
+// states a real cluster's link rate (as tc writes rates), which results then record and hold
+// the collectives' bandwidth and the doctor's links to.
 #include <string>
 #include <vector>
 
@@ -24,6 +29,7 @@ struct HostsFile {
   std::string netns_prefix = "dtb-";  // emulated: namespaces <prefix>n0, <prefix>n1, ...
   std::string subnet = "10.99.0";     // emulated: the cluster's /24, hosts at .1, .2, ...
   bool ssh = false;  // emulated: mpirun reaches the hosts by ssh (cluster up --ssh), not the agent
+  std::string link_rate;  // "links rate=": the rate stated for every link; "" none
 
   int total_slots() const;
 };

@@ -75,6 +75,7 @@ nlohmann::json describe_run_system(const HostsFile& hosts, const std::string& da
   system["emulated_cluster"] = hosts.emulated;
   system["network"] =
       cluster_status.is_null() ? nlohmann::json("the machines' own network") : cluster_status;
+  if (!hosts.link_rate.empty()) system["stated_link_rate"] = hosts.link_rate;
   system["nics"] = network_interfaces();
   system["openmpi"] = output_of({"mpirun", "--version"});
   system["packages"] = package_versions();

@@ -187,10 +187,12 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     // every iteration, whether or not another rank waits for it.
     double all = 0;
     for (double b : compute.tensor_bytes) all += b;
-    p.sync_s = cost(all) / std::max(1, method.compression.local_sgd_period) + compute.straggler_s;
+    p.comm_s = cost(all) / std::max(1, method.compression.local_sgd_period);
+    p.sync_s = p.comm_s + compute.straggler_s;
     return p;
   }
   std::vector<Bucket> buckets = buckets_of(compute, method, cost, link);
+  for (const Bucket& b : buckets) p.comm_s += b.seconds >= 0 ? b.seconds : cost(b.bytes);
   if (method.mode == SyncMode::overlap) {
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
     // ready times), then the buckets go out on the stretched schedule.

@@ -83,6 +83,9 @@ struct Method {
 // The five phases of the result record (docs/result-record.md).
 struct Phases {
   double data_s = 0, forward_s = 0, backward_s = 0, sync_s = 0, optimizer_s = 0;
+  // Not a phase: the communication the iteration carries, hidden or exposed (its tensors' or
+  // buckets' times, one after the other), to hold against a trace's.
+  double comm_s = 0;
   double total_s() const { return data_s + forward_s + backward_s + sync_s + optimizer_s; }
 };
 

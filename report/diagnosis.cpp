@@ -73,8 +73,8 @@ using Labels = std::map<const TrainRun*, std::string>;
 
 Table rank_table(const std::vector<const TrainRun*>& runs, Labels& label) {
   Table t;
-  t.columns = {"experiment",  "slowest rank", "p50 low s",        "p50 high s",
-               "spread %",    "behind rank",  "behind by s",      "others wait s"};
+  t.columns = {"experiment", "slowest rank", "p50 low s",   "p50 high s",
+               "spread %",   "behind rank",  "behind by s", "others wait s"};
   for (const TrainRun* r : runs) {
     const RankSpread s = rank_spread(r->record);
     if (s.ranks.size() < 2) continue;
@@ -85,8 +85,7 @@ Table rank_table(const std::vector<const TrainRun*>& runs, Labels& label) {
       high = std::max(high, k.iteration.p50);
       if (k.rank == s.slowest) host = k.host;
     }
-    t.rows.push_back({label[r], fmt::format("{} ({})", s.slowest, host), low, high,
-                      100 * s.spread,
+    t.rows.push_back({label[r], fmt::format("{} ({})", s.slowest, host), low, high, 100 * s.spread,
                       s.behind < 0 ? nlohmann::json("") : nlohmann::json(s.behind),
                       s.behind < 0 ? nlohmann::json("") : nlohmann::json(s.behind_by_s),
                       s.behind < 0 ? nlohmann::json("") : nlohmann::json(s.others_wait_s)});
@@ -96,8 +95,7 @@ Table rank_table(const std::vector<const TrainRun*>& runs, Labels& label) {
 
 // Runs grouped by what their start-up probe concluded: the slow host ("" for none), with how
 // many runs and one example's words.
-std::vector<std::string> link_sentences(const std::vector<const TrainRun*>& runs,
-                                        Labels& label) {
+std::vector<std::string> link_sentences(const std::vector<const TrainRun*>& runs, Labels& label) {
   struct Seen {
     int runs = 0;
     std::string example, label;
@@ -142,8 +140,7 @@ Diagnosis diagnose(const SystemResults& s) {
     if (st.straggler >= 0) {
       d.stragglers.push_back(fmt::format("{}: {}.", label[r], stragglers_text(st)));
       for (const auto& k : r->record.ranks) {
-        misaligned_s =
-            std::max(misaligned_s, k.clock.uncertainty_s + std::abs(k.clock.drift_s));
+        misaligned_s = std::max(misaligned_s, k.clock.uncertainty_s + std::abs(k.clock.drift_s));
       }
     }
     const OverlapShare o = overlap_of(events);
@@ -177,9 +174,11 @@ Diagnosis diagnose(const SystemResults& s) {
     const RankAgreement& k = a.ranking;
     d.model.push_back(fmt::format(
         "Over {} predicted experiments: mean |error| {:.1f}%, largest {:.1f}% ({}, most of it in "
-        "{}, {:+.3f} s): {} the targets of at most {:.0f}% and {:.0f}%.",
+        "{}, {:+.3f} s predicted minus measured{}): {} the targets of at most {:.0f}% and "
+        "{:.0f}%.",
         a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error, a.largest->label,
         a.largest->worst_phase(), a.largest->worst_phase_difference_s(),
+        a.largest->communication_text().empty() ? "" : "; " + a.largest->communication_text(),
         a.within_targets() ? "within" : "outside", 100 * ModelAccuracy::kMeanTarget,
         100 * ModelAccuracy::kLargestTarget));
     d.model.push_back(fmt::format(

@@ -22,15 +22,7 @@ double busbw_at(const model::MeasuredCost& sweep, double b, int n) {
 }  // namespace
 
 std::vector<LinkEfficiency> link_efficiency(const SystemResults& s) {
-  const double rate = stated_rate_bytes_per_s(s.system);
-  std::string source;
-  if (rate > 0) {
-    const auto spec = recorded_network(s.system);
-    source = fmt::format("the emulated cluster's {}", spec->rate);
-    if (spec->bottleneck_host >= 0) {
-      source += fmt::format(", host {} at {}", spec->bottleneck_host, spec->bottleneck_rate);
-    }
-  }
+  const StatedRate stated = stated_rate(s.system);
   std::map<std::pair<std::string, int>, const CollectiveRun*> largest;
   for (const auto& c : s.collectives) {
     if (c.op != "allreduce" || c.ranks < 2) continue;
@@ -44,8 +36,8 @@ std::vector<LinkEfficiency> link_efficiency(const SystemResults& s) {
     e.ranks = key.second;
     e.bytes = c->bytes;
     e.busbw = c->busbw;
-    e.rate = rate;
-    e.rate_source = source;
+    e.rate = stated.bytes_per_s;
+    e.rate_source = stated.source;
     const LinkEstimate link = fitted_link(s, e.backend, e.ranks, 0);
     if (link.found) e.n_half_bytes = link.link.latency_s * e.ranks * link.link.bytes_per_s;
     std::vector<double> buckets;

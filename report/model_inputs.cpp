@@ -25,14 +25,22 @@ double set_rate_bytes_per_s(const std::string& rate) {
   return model::tcp_link(parse_rate(rate) / 1e9, 0).bytes_per_s;
 }
 
-double stated_rate_bytes_per_s(const nlohmann::json& system) {
+StatedRate stated_rate(const nlohmann::json& system) {
+  StatedRate out;
   const auto spec = recorded_network(system);
-  if (!spec || spec->rate == "none") return 0;
-  double rate = set_rate_bytes_per_s(spec->rate);
-  if (spec->bottleneck_host >= 0) {  // the whole cluster waits for that host
-    rate = std::min(rate, set_rate_bytes_per_s(spec->bottleneck_rate));
+  if (spec && spec->rate != "none") {
+    out.bytes_per_s = set_rate_bytes_per_s(spec->rate);
+    out.source = fmt::format("the emulated cluster's {}", spec->rate);
+    if (spec->bottleneck_host >= 0) {  // the whole cluster waits for that host
+      out.bytes_per_s = std::min(out.bytes_per_s, set_rate_bytes_per_s(spec->bottleneck_rate));
+      out.source += fmt::format(", host {} at {}", spec->bottleneck_host, spec->bottleneck_rate);
+    }
+  } else if (!spec && system.is_object() && system.contains("stated_link_rate")) {
+    const std::string rate = system["stated_link_rate"].get<std::string>();
+    out.bytes_per_s = set_rate_bytes_per_s(rate);
+    out.source = fmt::format("the hosts file's {}", rate);
   }
-  return rate;
+  return out;
 }
 
 namespace {
@@ -91,16 +99,11 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
 LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
                       const std::string& bottleneck_rate) {
   LinkEstimate e = fitted_link(s, backend, ranks, 0);
-  const double stated = stated_rate_bytes_per_s(s.system);
-  if (!e.found && stated > 0) {
-    const auto spec = recorded_network(s.system);
-    e.link = {0, stated};
+  const StatedRate stated = stated_rate(s.system);
+  if (!e.found && stated.bytes_per_s > 0) {
+    e.link = {0, stated.bytes_per_s};
     e.found = true;
-    e.source = fmt::format("the emulated cluster's set rate, {}, latency taken as 0", spec->rate);
-    if (spec->bottleneck_host >= 0) {
-      e.source +=
-          fmt::format(", capped by host {}'s {}", spec->bottleneck_host, spec->bottleneck_rate);
-    }
+    e.source = fmt::format("the rate stated, {}, latency taken as 0", stated.source);
   }
   if (e.found && !bottleneck_rate.empty()) {
     e.link.bytes_per_s = std::min(e.link.bytes_per_s, set_rate_bytes_per_s(bottleneck_rate));

@@ -61,6 +61,25 @@ double PredictedExperiment::worst_phase_difference_s() const {
   return values_of(predicted)[i] - values_of(measured)[i];
 }
 
+std::string PredictedExperiment::communication_text() const {
+  constexpr double kAsModelled = 0.10;
+  if (worst_phase() != "sync" || overlap.iterations == 0 || overlap.comm_s <= 0 ||
+      predicted.comm_s <= 0) {
+    return "";
+  }
+  const double off = overlap.comm_s / predicted.comm_s - 1;
+  std::string text = fmt::format(
+      "its traced communication, waits for other ranks included, took {:.3f} s per iteration "
+      "and rank against the model's {:.3f} s ({:+.0f}%)",
+      overlap.comm_s, predicted.comm_s, 100 * off);
+  if (std::abs(off) <= kAsModelled) {
+    return text + ": the residual is in how much of it was hidden";
+  }
+  return text +
+         ": the residual is in the communication and its waits, not in how much of it "
+         "was hidden";
+}
+
 Prediction predict_system(const SystemResults& s) {
   Prediction out;
   out.label = s.label;
@@ -246,12 +265,14 @@ ModelAccuracy accuracy_of(const Prediction& p) {
 std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
   if (a.experiments == 0) return "";
   const RankAgreement& k = a.ranking;
+  const std::string why = a.largest->communication_text();
   std::string text = fmt::format(
-      "accuracy: {} experiments, mean |error| {:.1f}%, largest {:.1f}% ({}, most of it in {}): "
+      "accuracy: {} experiments, mean |error| {:.1f}%, largest {:.1f}% ({}, most of it in {}{}): "
       "{} the targets (mean at most {:.0f}%, largest at most {:.0f}%)\n",
       a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error, a.largest->label,
-      a.largest->worst_phase(), a.within_targets() ? "within" : "outside",
-      100 * ModelAccuracy::kMeanTarget, 100 * ModelAccuracy::kLargestTarget);
+      a.largest->worst_phase(), why.empty() ? "" : "; " + why,
+      a.within_targets() ? "within" : "outside", 100 * ModelAccuracy::kMeanTarget,
+      100 * ModelAccuracy::kLargestTarget);
   text += fmt::format(
       "ranking: Kendall's tau-b {:.2f} over {} experiments; {} of {} pairs within each other's "
       "noise count as tied; {}\n",

@@ -36,7 +36,8 @@ TrainRun four_rank_run(double slow_pair_s) {
   for (int k = 0; k < 4; ++k) {
     const int a = k, b = (k + 1) % 4;
     const bool touches_h2 = a == 2 || b == 2;
-    r.record.links.push_back({std::min(a, b), std::max(a, b), kMiB, touches_h2 ? slow_pair_s : 0.02});
+    r.record.links.push_back(
+        {std::min(a, b), std::max(a, b), kMiB, touches_h2 ? slow_pair_s : 0.02});
   }
   r.record.iterations.total_s.assign(41, 0.11);
   return r;

@@ -10,7 +10,7 @@ source "$(dirname "$0")/check.sh"
 one_error_line() {  # one_error_line FILE: exactly one line, "dtbench: error: ..."
   test "$(wc -l <"$1")" -eq 1 && grep -q '^dtbench: error: ' "$1"
 }
-echo "localhost slots=4" >"$work/hosts"
+printf '#dtbench: links rate=1gbit\nlocalhost slots=4\n' >"$work/hosts"
 cat >"$work/matrix.json" <<'JSON'
 {"description": "harness test",
  "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
@@ -59,6 +59,8 @@ check "with its stderr tail" grep -q '"stderr_tail"' "$hang"
 check "killed near its 6 s timeout ($((SECONDS - start)) s in all)" test $((SECONDS - start)) -lt 60
 check "no partial result left" test -z "$(find "$out" -name '*.partial')"
 check "system.json describes the machine" grep -q '"cpu_model"' "$out/system.json"
+check "system.json keeps the hosts file's stated rate" \
+  grep -q '"stated_link_rate": "1gbit"' "$out/system.json"
 check "run.json lists 4 experiments" test "$(grep -c '"dir":' "$out/run.json")" -eq 4
 check "every attempt's conditions recorded" \
   test "$(grep -l '"foreign_load"' "$out"/experiments/*/*/rep-1/status.json | wc -l)" -eq 4

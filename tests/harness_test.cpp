@@ -80,6 +80,8 @@ TEST(HostsFile, TheCommittedFilesParse) {
   HostsFile cloudlab = read_hosts_file(kSource + "/hosts/cloudlab-4.example");
   ASSERT_EQ(cloudlab.hosts.size(), 4u);
   EXPECT_EQ(cloudlab.hosts[0].name, "10.10.1.1");
+  EXPECT_EQ(cloudlab.link_rate, "10gbit");
+  EXPECT_FALSE(cloudlab.emulated);
 }
 
 TEST(HostsFile, OpenMpiSyntaxWithCommentsAndMaxSlots) {
@@ -111,6 +113,10 @@ TEST(HostsFile, MalformedFilesNameTheFileAndLine) {
               HasSubstr("unknown dtbench directive"));
   EXPECT_THAT(user_error([] { parse_hosts_file("#dtbench: emulated subnet=10.1\n", "h"); }),
               HasSubstr("bad emulated option 'subnet=10.1'"));
+  EXPECT_THAT(user_error([] { parse_hosts_file("#dtbench: links 10gbit\na slots=1\n", "h"); }),
+              HasSubstr("bad links directive 'links 10gbit' (links rate=10gbit)"));
+  EXPECT_THAT(user_error([] { parse_hosts_file("#dtbench: links rate=fast\na slots=1\n", "h"); }),
+              HasSubstr("h line 1: link rate 'fast' is not like 1gbit"));
   EXPECT_EQ(user_error([] { read_hosts_file("/nonexistent/hosts"); }),
             "cannot read hosts file /nonexistent/hosts");
 }

@@ -29,6 +29,7 @@ TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
     double sum = 0;
     for (double bytes : c.tensor_bytes) sum += tensor_sync_s(sync, 4, bytes, kLink);
     EXPECT_DOUBLE_EQ(p.sync_s, sum) << sync;
+    EXPECT_DOUBLE_EQ(p.comm_s, sum) << sync << ": every operation, all of it exposed";
     EXPECT_DOUBLE_EQ(p.backward_s, c.backward_s) << sync;
     EXPECT_DOUBLE_EQ(p.total_s(), 0.01 + 0.3 + 1.0 + sum + 0.05) << sync;
   }
@@ -48,6 +49,7 @@ TEST(IterationModel, OverlapLeavesWhatTheLinkHasNotSentWhenBackwardEnds) {
   // By hand: 3 MB ready at 0.2 s takes 6a + 1.5 x 3 MB / B = 0.0456 s; 2 MB at 0.5 s, 0.0306 s;
   // 1 MB at 1.0 s, 0.0156 s: only the last is exposed.
   EXPECT_NEAR(p.sync_s, 6e-4 + 1.5e6 / 1e8, 1e-12);
+  EXPECT_NEAR(p.comm_s, 0.0456 + 0.0306 + 0.0156, 1e-12) << "hidden or not, every bucket's time";
   // A slow link: the buckets queue up and everything after backward's end shows.
   const Link slow{0, 1e6};
   Phases q = predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, slow);

@@ -17,7 +17,9 @@ using ::testing::HasSubstr;
 
 // The link efficiency of a Gloo allreduce on 4 ranks taking alpha + beta S (a ring: 2(n-1)/n S
 // crosses each link), on a cluster shaped to `rate`.
-std::vector<LinkEfficiency> swept(double alpha_s, double beta_s_per_byte, const std::string& rate) {
+// On a real cluster (hosts_rate not empty), the hosts file stated the rate instead.
+std::vector<LinkEfficiency> swept(double alpha_s, double beta_s_per_byte, const std::string& rate,
+                                  const std::string& hosts_rate = "") {
   SystemResults s;
   s.system = {{"network",
                {{"spec",
@@ -28,6 +30,9 @@ std::vector<LinkEfficiency> swept(double alpha_s, double beta_s_per_byte, const 
                   {"prefix", "dtb-"},
                   {"rate", rate},
                   {"subnet", "10.99.0"}}}}}};
+  if (!hosts_rate.empty()) {
+    s.system = {{"network", "the machines' own network"}, {"stated_link_rate", hosts_rate}};
+  }
   for (int64_t bytes : {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 24, int64_t{1} << 26}) {
     CollectiveRun c;
     c.op = "allreduce";
@@ -69,6 +74,15 @@ TEST(LinkEfficiency, ASlowSweepIsBelowNormalAndNoRateIsSaid) {
   ASSERT_EQ(unshaped.size(), 1u);
   EXPECT_EQ(unshaped[0].rate, 0);
   EXPECT_THAT(link_efficiency_text(unshaped[0]), HasSubstr("no link rate stated"));
+}
+
+TEST(LinkEfficiency, ARealClusterIsHeldToItsHostsFilesRate) {
+  const double rate = set_rate_bytes_per_s("10gbit");
+  const auto found = swept(1e-4, 1.5 / (0.9 * rate), "", "10gbit");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NEAR(found[0].rate, rate, 1e-6);
+  EXPECT_GT(found[0].efficiency(), LinkEfficiency::kNormal);
+  EXPECT_THAT(link_efficiency_text(found[0]), HasSubstr("of the hosts file's 10gbit"));
 }
 
 }  // namespace

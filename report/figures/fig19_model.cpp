@@ -57,17 +57,19 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
     f.sentences.push_back(fmt::format(
         "The model is within {} of the measured iteration time for {} of {} experiments here (the "
         "target on {}{}); the largest error is {:+.1f}% ({}), where the {} phase differs most "
-        "({:+.3f} s predicted minus measured).",
+        "({:+.3f} s predicted minus measured{}).",
         percent(target), within, exact,
         s.system.value("emulated_cluster", false) ? "the emulated cluster" : "one machine",
         lossy.empty() ? "" : ", for the methods that send the exact sum", 100 * worst->error(),
-        worst->label, worst->worst_phase(), worst->worst_phase_difference_s()));
+        worst->label, worst->worst_phase(), worst->worst_phase_difference_s(),
+        worst->communication_text().empty() ? "" : "; " + worst->communication_text()));
   }
   for (const auto& r : p.rows) {
     if (!r.lossy && std::abs(r.error()) > target && &r != worst) {
-      f.sentences.push_back(fmt::format("{}: {:+.1f}%, most of it in {} ({:+.3f} s).", r.label,
-                                        100 * r.error(), r.worst_phase(),
-                                        r.worst_phase_difference_s()));
+      const std::string why = r.communication_text();
+      f.sentences.push_back(fmt::format(
+          "{}: {:+.1f}%, most of it in {} ({:+.3f} s{}).", r.label, 100 * r.error(),
+          r.worst_phase(), r.worst_phase_difference_s(), why.empty() ? "" : "; " + why));
     }
   }
   const ModelAccuracy a = accuracy_of(p);

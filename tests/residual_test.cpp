@@ -1,0 +1,46 @@
+// Where the model's residual lies, from an experiment's trace: with the worst phase in sync, the
+// traced communication against the model's says whether the communication itself took longer
+// than modelled or only less of it was hidden; nothing is said without a trace or elsewhere.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report/predict.h"
+
+namespace dtbench {
+namespace {
+
+using ::testing::HasSubstr;
+
+PredictedExperiment with_sync(double measured_sync_s, double traced_comm_s, double model_comm_s) {
+  PredictedExperiment r;
+  r.measured = {0, 0.3, 0.9, measured_sync_s, 0.03};
+  r.predicted = {0, 0.3, 0.9, 2.8, 0.03};
+  r.predicted.comm_s = model_comm_s;
+  r.measured_s = r.measured.total_s();
+  r.overlap.iterations = 39 * 4;
+  r.overlap.comm_s = traced_comm_s;
+  return r;
+}
+
+TEST(Residual, CommunicationLongerThanModelled) {
+  const std::string text = with_sync(3.6, 4.4, 3.6).communication_text();
+  EXPECT_THAT(text, HasSubstr("took 4.400 s per iteration and rank against the model's 3.600 s "
+                              "(+22%): the residual is in the communication and its waits"));
+}
+
+TEST(Residual, CommunicationAsModelledLeavesWhatWasHidden) {
+  EXPECT_THAT(with_sync(3.6, 3.7, 3.6).communication_text(),
+              HasSubstr("(+3%): the residual is in how much of it was hidden"));
+}
+
+TEST(Residual, NothingWithoutATraceOrOutsideSync) {
+  PredictedExperiment untraced = with_sync(3.6, 4.4, 3.6);
+  untraced.overlap = {};
+  EXPECT_EQ(untraced.communication_text(), "");
+  PredictedExperiment in_backward = with_sync(2.8, 4.4, 3.6);
+  in_backward.measured.backward_s = 1.5;  // the worst phase is backward now
+  EXPECT_EQ(in_backward.communication_text(), "");
+}
+
+}  // namespace
+}  // namespace dtbench
