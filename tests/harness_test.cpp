@@ -278,7 +278,7 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
   };
   EXPECT_THAT(user_error([] { load_matrix("huge", kMatrices); }),
               HasSubstr("unknown matrix 'huge' (known: bucket-best, bucket-plans, compression, "
-                        "compression-epochs, full, "
+                        "compression-epochs, diagnosis, full, "
                         "hierarchical, model, "
                         "overlap, quick, smoke, standard)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
