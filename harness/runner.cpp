@@ -31,6 +31,7 @@
 #include "train/rank_stats.h"
 #include "train/record.h"
 #include "train/resource_usage.h"
+#include "train/start_facts.h"
 
 namespace dtbench {
 namespace {
@@ -150,10 +151,14 @@ std::string noise_note(const nlohmann::json& noise, bool noisy, size_t attempts)
   return noisy ? "NOISY: " + note : note;
 }
 
-// A training record's ranks apart (rank_stats.h), for the progress line; "" for other records.
+// A training record's ranks apart (rank_stats.h) and a host its start-up probe found slow
+// (start_facts.h), for the progress line; "" for other records.
 std::string ranks_note(const fs::path& result) {
   try {
-    return rank_spread_text(rank_spread(read_record(result.string())));
+    const RunRecord record = read_record(result.string());
+    const std::string spread = rank_spread_text(rank_spread(record));
+    const std::string slow = slow_host_text(link_finding(record));
+    return spread.empty() || slow.empty() ? spread + slow : spread + "; " + slow;
   } catch (const std::exception&) {
     return "";
   }

@@ -73,7 +73,9 @@ std::string PredictedExperiment::communication_text() const {
       "and rank against the model's {:.3f} s ({:+.0f}%)",
       overlap.comm_s, predicted.comm_s, 100 * off);
   if (std::abs(off) <= kAsModelled) {
-    return text + ": the residual is in how much of it was hidden";
+    return text +
+           ": the communication took what was modelled; the residual is in what the model "
+           "adds to it or takes off (the wait for the slowest rank, the share hidden)";
   }
   return text +
          ": the residual is in the communication and its waits, not in how much of it "

@@ -41,7 +41,8 @@ struct PredictedExperiment {
   // Why, where the worst phase is sync and its trace holds communication: "its traced
   // communication, waits for other ranks included, took 4.413 s per iteration and rank against
   // the model's 3.609 s (+22%): the residual is in the communication and its waits, not in how
-  // much of it was hidden"; within 10%, that it is in how much was hidden; "" otherwise.
+  // much of it was hidden"; within 10%, that the residual is in the wait for the slowest rank
+  // or the share hidden; "" otherwise.
   std::string communication_text() const;
 };
 

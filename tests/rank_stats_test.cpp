@@ -65,6 +65,10 @@ TEST(RankStats, TheRankWhoseComputeIsLongestIsBehind) {
   EXPECT_NEAR(s.others_wait_s, 0.050, 1e-12);
   EXPECT_THAT(rank_spread_text(s), HasSubstr("rank 2 (h2) computes longest, +0.050 s over the "
                                              "others' median, and they wait 0.050 s longer"));
+  // Equal syncs: the one computing longest is named, but nobody waits for it.
+  for (auto& r : record.ranks) r.phase_s[3] = std::vector<double>(40, 0.010);
+  EXPECT_THAT(rank_spread_text(rank_spread(record)),
+              HasSubstr("over the others' median, and the others wait no longer in sync"));
 }
 
 TEST(RankStats, AnOlderRecordWithoutPhasesOrRanks) {

@@ -10,10 +10,14 @@
 # hierarchical matrix on the emulated cluster with 2 ranks per host, the bytes leaving each host;
 # COMPRESSION_EPOCHS, the compression-epochs matrix (VGG-11 over epochs; at 100 Mbit/s, where
 # PowerSGD gets to its final accuracy before float32), with COMPRESSION's LeNet-5 runs in one
-# directory, figure 18 with a row per model.
+# directory, figure 18 with a row per model; DIAGNOSIS, the diagnosis matrix on the emulated
+# cluster with host 2 at 100 Mbit/s (results/reference/), its Diagnosis naming the slowed rank
+# from the traces and that host from every run's start-up probe.
 #   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL COMPRESSION_EPOCHS
+#          DIAGNOSIS
 set -uo pipefail
 dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5 hierarchical=$6 compression_epochs=$7
+diagnosis=$8
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -50,6 +54,16 @@ check "a diagnosis per system" test "$(grep -c "^## S[12] (" "$work/both/report.
 for part in Ranks Stragglers "Links between hosts" Overlap "Link efficiency" "The model"; do
   check "diagnosis: $part, for both systems" test "$(grep -c "^\*\*$part\.\*\*" "$work/both/report.md")" -eq 2
 done
+"$dtbench" report "$diagnosis" -o "$work/diagnosis/group.pdf" >/dev/null 2>&1
+check "diagnosis: the slowed rank from the traces" grep -q \
+  "rank 2 slowed by 50 ms): rank 2 arrived last in 39 of 39 iterations" "$work/diagnosis/report.md"
+check "diagnosis: the clocks aligned by start-up offsets" \
+  grep -q "clocks aligned with rank 0's to within [0-9.]* ms at worst (offsets measured" \
+  "$work/diagnosis/report.md"
+check "diagnosis: the host at 100 Mbit/s named by every run's probe" \
+  grep -q "dtb-n2 is slow in 5 of 5 probed runs" "$work/diagnosis/report.md"
+check "diagnosis: the link efficiency against the capped rate" \
+  grep -q "of the emulated cluster's 1gbit, host 2 at 100mbit" "$work/diagnosis/report.md"
 check "section 20 says which rank is slowest" grep -q "is the slowest by its median in" "$work/both/report.md"
 "$dtbench" report "$overlap" -o "$work/overlap/group.pdf" >/dev/null 2>&1
 pdftotext -layout "$work/overlap/group.pdf" "$work/overlap.txt"

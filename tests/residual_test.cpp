@@ -30,7 +30,8 @@ TEST(Residual, CommunicationLongerThanModelled) {
 
 TEST(Residual, CommunicationAsModelledLeavesWhatWasHidden) {
   EXPECT_THAT(with_sync(3.6, 3.7, 3.6).communication_text(),
-              HasSubstr("(+3%): the residual is in how much of it was hidden"));
+              HasSubstr("(+3%): the communication took what was modelled; the residual is in "
+                        "what the model adds to it or takes off"));
 }
 
 TEST(Residual, NothingWithoutATraceOrOutsideSync) {

@@ -80,10 +80,12 @@ std::string rank_spread_text(const RankSpread& s) {
   for (const auto& r : s.ranks) {
     if (r.rank == s.behind) behind_host = r.host;
   }
-  return text + fmt::format(
-                    "; rank {} ({}) computes longest, {:+.3f} s over the others' median, "
-                    "and they wait {:.3f} s longer in sync",
-                    s.behind, behind_host, s.behind_by_s, s.others_wait_s);
+  text += fmt::format("; rank {} ({}) computes longest, {:+.3f} s over the others' median, ",
+                      s.behind, behind_host, s.behind_by_s);
+  // Rounded to the millisecond shown: no longer wait is not a negative one.
+  return text + (s.others_wait_s >= 0.0005
+                     ? fmt::format("and they wait {:.3f} s longer in sync", s.others_wait_s)
+                     : std::string("and the others wait no longer in sync"));
 }
 
 void print_rank_table(const RunRecord& record) {

@@ -67,12 +67,14 @@ std::string link_finding_text(const LinkFinding& f) {
     text += fmt::format("{} {}/{} {}", i == 0 ? "" : ",", f.links[i].a, f.links[i].b,
                         mb_per_s(f.links[i].bytes_per_s));
   }
-  if (!f.slow_host.empty()) {
-    return text + fmt::format("; {} is slow: {} at most against {} between other hosts",
-                              f.slow_host, mb_per_s(f.slow_bytes_per_s),
-                              mb_per_s(f.others_bytes_per_s));
-  }
+  if (!f.slow_host.empty()) return text + "; " + slow_host_text(f);
   return text + (f.links.size() > 1 ? "; none stands out" : "");
+}
+
+std::string slow_host_text(const LinkFinding& f) {
+  if (f.slow_host.empty()) return "";
+  return fmt::format("{} is slow: {} at most against {} between other hosts", f.slow_host,
+                     mb_per_s(f.slow_bytes_per_s), mb_per_s(f.others_bytes_per_s));
 }
 
 std::string clock_alignment_text(const RunRecord& record) {

@@ -25,6 +25,10 @@ struct LinkFinding {
 
 LinkFinding link_finding(const RunRecord& record);
 
+// "dtb-n2 is slow: 11.6 MB/s at most against 117.2 MB/s between other hosts"; "" when no host
+// stands out.
+std::string slow_host_text(const LinkFinding& f);
+
 // "links between hosts at start-up (1 MiB each way): n0/n1 117.2 MB/s, n1/n2 11.6 MB/s, ...;
 // n2 is slow: 11.6 MB/s at most against 117.2 MB/s between other hosts" (or "...; none stands
 // out"); "" when no link was measured (every rank on one host, or an older record).
