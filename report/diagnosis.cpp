@@ -186,7 +186,8 @@ Diagnosis diagnose(const SystemResults& s) {
         "within each other's noise counted as tied): {}.",
         k.tau_b, k.tied_measured, k.pairs,
         k.preserved() ? "the measured order is the predicted one"
-                      : fmt::format("{} pairs the model orders the other way", k.discordant)));
+                      : fmt::format("{} pairs the model orders the other way{}", k.discordant,
+                                    a.swapped_close > 0 ? "; " + swapped_text(a) : "")));
   }
   return d;
 }

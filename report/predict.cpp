@@ -261,7 +261,24 @@ ModelAccuracy accuracy_of(const Prediction& p) {
     const auto &x = p.rows[i], &y = p.rows[j];
     return !(x.high_s < y.low_s || y.high_s < x.low_s);
   });
+  for (const auto& [i, j] : a.ranking.swapped) {
+    const double pi = predicted[i], pj = predicted[j];
+    if (std::abs(pi - pj) <= ModelAccuracy::kClose * std::min(pi, pj)) {
+      ++a.swapped_close;
+      a.swapped_close_apart_s =
+          std::max(a.swapped_close_apart_s, std::abs(measured[i] - measured[j]));
+    }
+  }
   return a;
+}
+
+std::string swapped_text(const ModelAccuracy& a) {
+  if (a.swapped_close == 0) return "";
+  return fmt::format(
+      "{} of the {} pairs are predicted within {:.0f}% of each other (the model does not tell them "
+      "apart), measured up to {:.3f} s apart",
+      a.swapped_close, a.ranking.swapped.size(), 100 * ModelAccuracy::kClose,
+      a.swapped_close_apart_s);
 }
 
 std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
@@ -280,7 +297,8 @@ std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
       "noise count as tied; {}\n",
       k.tau_b, k.items, k.tied_measured, k.pairs,
       k.preserved() ? "the measured order is the predicted one"
-                    : fmt::format("{} pairs the model orders the other way", k.discordant));
+                    : fmt::format("{} pairs the model orders the other way{}", k.discordant,
+                                  a.swapped_close > 0 ? "; " + swapped_text(a) : ""));
   for (const auto& [i, j] : k.swapped) {
     const auto &x = p.rows[i], &y = p.rows[j];
     text += fmt::format("  {} {:.3f} s, {} {:.3f} s measured; predicted {:.3f} s, {:.3f} s\n",

@@ -86,7 +86,8 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
       a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error,
       a.within_targets() ? "within" : "outside", k.tau_b, k.tied_measured, k.pairs,
       k.preserved() ? "the measured order is the predicted one"
-                    : fmt::format("the model orders {} the other way", fmt::join(swapped, "; "))));
+                    : fmt::format("the model orders {} the other way{}", fmt::join(swapped, "; "),
+                                  a.swapped_close > 0 ? " (" + swapped_text(a) + ")" : "")));
   std::vector<std::string> hidden;
   for (const auto& r : p.rows) {
     if (r.overlap.iterations == 0 || r.overlap.comm_s <= 0) continue;
