@@ -147,8 +147,8 @@ Diagnosis diagnose(const SystemResults& s) {
     if (o.iterations == 0) continue;
     d.overlap.push_back(
         o.comm_s <= 0
-            ? fmt::format("{}: its trace holds no communication (c10d_ddp's Reducer calls its "
-                          "process group directly).",
+            ? fmt::format("{}: its trace holds no communication (a c10d_ddp trace from before "
+                          "the traced runs timed the Reducer's buckets).",
                           label[r])
             : fmt::format("{}: communication {:.3f} s per iteration and rank, {:.0f}% hidden "
                           "behind compute, {:.3f} s exposed.",

@@ -51,21 +51,34 @@ double common(const Intervals& a, const Intervals& b) {
 }  // namespace
 
 OverlapShare overlap_of(const nlohmann::json& events) {
-  std::map<int, Intervals> comm, compute;
+  std::map<int, Intervals> comm, compute, backward;
+  std::map<int, std::vector<double>> ready;          // per rank: gradients' arrivals
   std::map<std::tuple<int, int64_t>, double> begun;  // (rank, id) -> launch
   for (const auto& e : events) {
     const std::string ph = e.value("ph", ""), cat = e.value("cat", ""), name = e.value("name", "");
     const int rank = e.value("pid", 0);
     const double ts = e.value("ts", 0.0);
     if (ph == "X" && cat == "phase" && name != "sync") {
-      compute[rank].emplace_back(ts, ts + e.value("dur", 0.0));
+      (name == "backward" ? backward : compute)[rank].emplace_back(ts, ts + e.value("dur", 0.0));
     }
+    if (ph == "i" && name == "gradient ready") ready[rank].push_back(ts);
     if (cat != "comm") continue;
     if (ph == "X") comm[rank].emplace_back(ts, ts + e.value("dur", 0.0));
     if (ph == "b") begun[{rank, e.value("id", int64_t{0})}] = ts;
     if (ph == "e") {
       const auto it = begun.find({rank, e.value("id", int64_t{0})});
       if (it != begun.end()) comm[rank].emplace_back(it->second, ts);
+    }
+  }
+  // Backward computes until its last gradient is ready; what follows inside it is a wait (the DDP
+  // engine waits for its buckets in backward's final callback), not compute.
+  for (auto& [rank, spans] : backward) {
+    std::vector<double>& arrivals = ready[rank];
+    std::sort(arrivals.begin(), arrivals.end());
+    for (auto [begin, end] : spans) {
+      const auto after = std::upper_bound(arrivals.begin(), arrivals.end(), end);
+      if (after != arrivals.begin() && *std::prev(after) >= begin) end = *std::prev(after);
+      compute[rank].emplace_back(begin, end);
     }
   }
   OverlapShare out;

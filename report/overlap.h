@@ -3,7 +3,8 @@
 // (docs/traces.md): per rank and traced iteration, the union of its communication intervals
 // (the blocking operations' spans and the nonblocking ones' from launch to completion, on every
 // thread) and how much of it falls inside the training thread's compute phases (data, forward,
-// backward, optimizer: everything but the exposed `sync`); the rest is exposed.
+// backward up to its last gradient's arrival, optimizer: everything but the exposed `sync`, and
+// the wait that may end backward, as the DDP engine's for its buckets); the rest is exposed.
 #include <nlohmann/json.hpp>
 
 namespace dtbench {

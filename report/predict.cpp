@@ -229,8 +229,8 @@ std::string overlap_text(const Prediction& p) {
     if (o.iterations == 0) continue;
     if (o.comm_s <= 0) {
       text += fmt::format(
-          "  {}: its trace holds no communication (c10d_ddp's Reducer calls its "
-          "process group directly)\n",
+          "  {}: its trace holds no communication (a c10d_ddp trace from before the traced "
+          "runs timed the Reducer's buckets)\n",
           r.label);
       continue;
     }

@@ -55,5 +55,23 @@ TEST(Overlap, AveragedOverRanksAndIterations) {
   EXPECT_EQ(overlap_of(nlohmann::json::array()).comm_s, 0);
 }
 
+// The DDP engine waits for its buckets inside backward: backward 30-70 computes only until its
+// last gradient arrives (at 55); the bucket in flight 40-68 is hidden 40-55 only (15 of 28 us).
+TEST(Overlap, TheWaitThatEndsBackwardIsNotCompute) {
+  nlohmann::json events = {span(0, "iteration", "iteration", 0, 100),
+                           span(0, "phase", "forward", 0, 30),
+                           span(0, "phase", "backward", 30, 40),
+                           span(0, "phase", "optimizer", 70, 30),
+                           edge(0, "b", 1, 40),
+                           edge(0, "e", 1, 68)};
+  for (double at : {35.0, 45.0, 55.0}) {
+    events.push_back(
+        {{"ph", "i"}, {"pid", 0}, {"cat", "backward"}, {"name", "gradient ready"}, {"ts", at}});
+  }
+  const OverlapShare o = overlap_of(events);
+  EXPECT_NEAR(o.comm_s, 28e-6, 1e-12);
+  EXPECT_NEAR(o.hidden_s, 15e-6, 1e-12);
+}
+
 }  // namespace
 }  // namespace dtbench

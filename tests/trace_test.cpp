@@ -176,6 +176,38 @@ TEST(Trace, NonblockingOperationsAreAsyncSpansWithTheirBytes) {
   }
 }
 
+// c10d_ddp's Reducer calls Gloo itself: traced, it runs DDP's built-in allreduce hook, which
+// records each bucket's allreduce (every gradient once per iteration), and trains exactly as the
+// Reducer's own path does.
+TEST(Trace, TheDdpEnginesBucketsAreInTheTraceAndItTrainsAlike) {
+  const int iterations = 4;
+  Traced run = traced_run("c10d_ddp", "overlap", iterations);
+  int64_t gradient_bytes = 0;
+  {
+    auto model = make_model("lenet5");
+    for (const auto& p : model->parameters()) gradient_bytes += p.numel() * p.element_size();
+  }
+  for (int rank = 0; rank < 2; ++rank) {
+    auto begins = events_where(run.trace, rank, "b", "comm");
+    ASSERT_EQ(begins.size(), events_where(run.trace, rank, "e", "comm").size());
+    double bytes = 0;
+    for (const auto& b : begins) {
+      EXPECT_EQ(b.at("name"), "iallreduce");
+      bytes += b.at("args").at("bytes").get<double>();
+    }
+    EXPECT_EQ(bytes, static_cast<double>((iterations - 1) * gradient_bytes))
+        << "iterations 1.." << iterations - 1 << ", every gradient once";
+  }
+  TempDir dir;
+  write_mnist(dir.path(), 320, 40, /*gzip=*/false);
+  std::vector<double> untraced;
+  run_gloo_ranks(2, [&](Communicator& comm) {
+    auto mine = losses_with(comm, tiny_lenet_config(dir.path()), "c10d_ddp", "overlap", iterations);
+    if (comm.rank() == 0) untraced = mine;
+  });
+  EXPECT_EQ(run.record.iterations.loss, untraced);
+}
+
 // A traced run with a slowed rank: the trace's arrivals name it as the one the others wait for
 // (report/stragglers.h), however long they wait on this machine.
 TEST(Trace, TheSlowedRankIsTheOneTheOthersWaitFor) {

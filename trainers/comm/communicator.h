@@ -86,6 +86,9 @@ class Communicator {
   // a blocking one from call to return, a nonblocking one (an async span) from launch until
   // its wait() or test() sees it complete.
   void trace_into(std::shared_ptr<TraceLog> log) { trace_ = std::move(log); }
+  // The log set by trace_into (null when not tracing), for operations a library runs over this
+  // communicator's connections without these calls (c10d::Reducer's, through a comm hook).
+  std::shared_ptr<TraceLog> trace_log() const { return trace_; }
 
  protected:
   virtual void do_allreduce(at::Tensor& t, ReduceOp op) = 0;

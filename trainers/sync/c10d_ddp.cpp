@@ -1,5 +1,6 @@
 #include "sync/c10d_ddp.h"
 
+#include <torch/csrc/distributed/c10d/comm.hpp>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 
 #include "comm/gloo_communicator.h"
@@ -7,6 +8,45 @@
 
 namespace dtbench {
 namespace {
+
+// DDP's built-in ALLREDUCE comm hook (the bucket summed over the process group, then divided by
+// its size: what the Reducer does without a hook, the division there fused into its copy-back),
+// which also records each bucket's allreduce in the trace as a nonblocking operation, from its
+// launch until Gloo completed it. Registered only on traced runs: the Reducer calls Gloo itself,
+// so no Communicator call would show its operations otherwise.
+// (From CommHookInterface, not CppCommHookInterface: Debian's libtorch does not export the
+// latter's result parser.)
+class TracedAllreduceHook : public c10d::CommHookInterface {
+ public:
+  TracedAllreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> group, std::shared_ptr<TraceLog> log)
+      : state_(std::move(group)), log_(std::move(log)) {}
+
+  at::Tensor parseHookResult(const c10::IValue& result) override {
+    return result.isTensor() ? result.toTensor() : result.toTensorVector().at(0);
+  }
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+    const auto begin = TraceLog::Clock::now();
+    const bool recording = log_->recording();  // as the Communicator's: decided at launch
+    std::vector<at::Tensor> tensors = {bucket.getBufferRef()};
+    auto work = state_->allreduce(tensors);
+    const int ranks = state_->getSize();
+    const int64_t bytes = tensors[0].numel() * static_cast<int64_t>(tensors[0].element_size());
+    auto done = [ranks, bytes, begin, recording, log = log_](c10::ivalue::Future& summed) {
+      if (recording) {
+        log->async_span("iallreduce", "comm", begin, TraceLog::Clock::now(),
+                        {{"bytes", bytes}, {"ranks", ranks}});
+      }
+      return c10::IValue(summed.value().toTensorVector().at(0) / ranks);
+    };
+    auto future = work->getFuture();
+    return future->then(done, future->elementType());
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::ProcessGroup> state_;
+  std::shared_ptr<TraceLog> log_;
+};
 
 class C10dDdpSync : public GradSync {
  public:
@@ -33,6 +73,9 @@ class C10dDdpSync : public GradSync {
                                                /*find_unused_parameters=*/false,
                                                /*gradient_as_bucket_view=*/false, names,
                                                kFirstBucketBytes);
+    if (auto log = comm.trace_log()) {
+      reducer_->register_comm_hook(std::make_unique<TracedAllreduceHook>(group, std::move(log)));
+    }
     for (const auto& p : params) gradient_bytes_ += p.numel() * p.element_size();
   }
 
