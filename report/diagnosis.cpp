@@ -139,9 +139,7 @@ Diagnosis diagnose(const SystemResults& s) {
     const Stragglers st = stragglers_of(events);
     if (st.straggler >= 0) {
       d.stragglers.push_back(fmt::format("{}: {}.", label[r], stragglers_text(st)));
-      for (const auto& k : r->record.ranks) {
-        misaligned_s = std::max(misaligned_s, k.clock.uncertainty_s + std::abs(k.clock.drift_s));
-      }
+      misaligned_s = std::max(misaligned_s, worst_misalignment_s(r->record));
     }
     const OverlapShare o = overlap_of(events);
     if (o.iterations == 0) continue;

@@ -77,11 +77,20 @@ std::string slow_host_text(const LinkFinding& f) {
                      mb_per_s(f.slow_bytes_per_s), mb_per_s(f.others_bytes_per_s));
 }
 
-std::string clock_alignment_text(const RunRecord& record) {
+double worst_misalignment_s(const std::vector<ClockOffset>& clocks) {
   double worst = 0;
-  for (const auto& r : record.ranks) {
-    worst = std::max(worst, r.clock.uncertainty_s + std::abs(r.clock.drift_s));
-  }
+  for (const auto& c : clocks) worst = std::max(worst, c.uncertainty_s + std::abs(c.drift_s));
+  return worst;
+}
+
+double worst_misalignment_s(const RunRecord& record) {
+  std::vector<ClockOffset> clocks;
+  for (const auto& r : record.ranks) clocks.push_back(r.clock);
+  return worst_misalignment_s(clocks);
+}
+
+std::string clock_alignment_text(const RunRecord& record) {
+  const double worst = worst_misalignment_s(record);
   if (record.ranks.size() < 2 || worst == 0) return "";
   return fmt::format(
       "the ranks' clocks were aligned with rank 0's to within {:.3f} ms (offsets measured by "

@@ -34,6 +34,11 @@ std::string slow_host_text(const LinkFinding& f);
 // out"); "" when no link was measured (every rank on one host, or an older record).
 std::string link_finding_text(const LinkFinding& f);
 
+// How far any rank's times may be off rank 0's: the largest offset uncertainty plus drift (0 for
+// none, or offsets an older record does not have).
+double worst_misalignment_s(const std::vector<ClockOffset>& clocks);
+double worst_misalignment_s(const RunRecord& record);
+
 // The largest of the ranks' offset uncertainty plus drift (how far a rank's trace times may be
 // off rank 0's), with a sentence: "the ranks' clocks were aligned with rank 0's to within
 // 0.042 ms (offsets measured at start-up, drift by the last iteration included)"; "" with one

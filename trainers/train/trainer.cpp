@@ -25,6 +25,7 @@
 #include "train/nic_counters.h"
 #include "train/phase_timer.h"
 #include "train/resource_usage.h"
+#include "train/start_facts.h"
 #include "train/start_probe.h"
 #include "train/stats.h"
 #include "train/system_info.h"
@@ -294,10 +295,7 @@ void Trainer::write_trace() {
     for (auto& e : nlohmann::json::parse(text)) events.push_back(std::move(e));
   }
   if (config_.rank != 0) return;
-  double misaligned_s = 0;  // how far any rank's times may be off rank 0's
-  for (const auto& c : clocks_) {
-    misaligned_s = std::max(misaligned_s, c.uncertainty_s + std::abs(c.drift_s));
-  }
+  const double misaligned_s = worst_misalignment_s(clocks_);
   nlohmann::json trace = {{"traceEvents", std::move(events)},
                           {"displayTimeUnit", "ms"},
                           {"otherData",
