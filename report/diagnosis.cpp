@@ -143,14 +143,7 @@ Diagnosis diagnose(const SystemResults& s) {
     }
     const OverlapShare o = overlap_of(events);
     if (o.iterations == 0) continue;
-    d.overlap.push_back(
-        o.comm_s <= 0
-            ? fmt::format("{}: its trace holds no communication (a c10d_ddp trace from before "
-                          "the traced runs timed the Reducer's buckets).",
-                          label[r])
-            : fmt::format("{}: communication {:.3f} s per iteration and rank, {:.0f}% hidden "
-                          "behind compute, {:.3f} s exposed.",
-                          label[r], o.comm_s, 100 * o.hidden_share(), o.exposed()));
+    d.overlap.push_back(fmt::format("{}: {}.", label[r], overlap_share_text(o)));
   }
   if (!d.stragglers.empty()) {
     d.stragglers.push_back(

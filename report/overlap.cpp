@@ -1,5 +1,7 @@
 #include "report/overlap.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -94,6 +96,17 @@ OverlapShare overlap_of(const nlohmann::json& events) {
     out.hidden_s = hidden_us / 1e6 / out.iterations;
   }
   return out;
+}
+
+std::string overlap_share_text(const OverlapShare& o) {
+  if (o.comm_s <= 0) {
+    return "its trace holds no communication (a c10d_ddp trace from before the traced runs timed "
+           "the Reducer's buckets)";
+  }
+  return fmt::format(
+      "communication {:.3f} s per iteration and rank, {:.0f}% hidden behind compute, {:.3f} s "
+      "exposed",
+      o.comm_s, 100 * o.hidden_share(), o.exposed());
 }
 
 }  // namespace dtbench

@@ -7,6 +7,8 @@
 // the wait that may end backward, as the DDP engine's for its buckets); the rest is exposed.
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace dtbench {
 
 struct OverlapShare {
@@ -19,5 +21,9 @@ struct OverlapShare {
 
 // `events` are a trace's traceEvents.
 OverlapShare overlap_of(const nlohmann::json& events);
+
+// "communication 0.866 s per iteration and rank, 93% hidden behind compute, 0.060 s exposed", or
+// for a trace without communication what that means.
+std::string overlap_share_text(const OverlapShare& o);
 
 }  // namespace dtbench

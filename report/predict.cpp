@@ -227,18 +227,9 @@ std::string overlap_text(const Prediction& p) {
   for (const auto& r : p.rows) {
     const OverlapShare& o = r.overlap;
     if (o.iterations == 0) continue;
-    if (o.comm_s <= 0) {
-      text += fmt::format(
-          "  {}: its trace holds no communication (a c10d_ddp trace from before the traced "
-          "runs timed the Reducer's buckets)\n",
-          r.label);
-      continue;
-    }
     text += fmt::format(
-        "  {}: communication {:.3f} s per iteration and rank, {:.0f}% hidden behind "
-        "compute, {:.3f} s exposed{}\n",
-        r.label, o.comm_s, 100 * o.hidden_share(), o.exposed(),
-        r.stragglers.straggler < 0 ? "" : "; " + stragglers_text(r.stragglers));
+        "  {}: {}{}\n", r.label, overlap_share_text(o),
+        o.comm_s <= 0 || r.stragglers.straggler < 0 ? "" : "; " + stragglers_text(r.stragglers));
   }
   return text.empty() ? "" : "overlap, from the traces:\n" + text;
 }
