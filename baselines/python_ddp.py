@@ -150,6 +150,56 @@ def rank_usage(rank, wall0, usage0, nic0, times, faults, payload):
             "iteration_s": times, "iteration_minor_faults": faults}
 
 
+def cpu_list(cpus):
+    """The CPUs as ranges, as /proc/PID/status's Cpus_allowed_list (and dtbench) writes them."""
+    runs, cpus = [], sorted(cpus)
+    for cpu in cpus:
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def launcher_local_ranks(env):
+    """The launcher's count of ranks on this node, as dtbench's common/thread_share.cpp reads it."""
+    if env.get("OMPI_COMM_WORLD_LOCAL_SIZE"):
+        return int(env["OMPI_COMM_WORLD_LOCAL_SIZE"]), "OMPI_COMM_WORLD_LOCAL_SIZE"
+    per_node, node = env.get("SLURM_STEP_TASKS_PER_NODE"), env.get("SLURM_NODEID")
+    if per_node and node:
+        counts = []
+        for part in per_node.split(","):
+            tasks, _, repeat = part.partition("(x")
+            counts += [int(tasks)] * (int(repeat.rstrip(")")) if repeat else 1)
+        if int(node) < len(counts):
+            return counts[int(node)], "SLURM_STEP_TASKS_PER_NODE"
+    if env.get("PMIX_LOCAL_SIZE"):
+        return int(env["PMIX_LOCAL_SIZE"]), "PMIX_LOCAL_SIZE"
+    return 0, ""
+
+
+def share_threads(asked, env):
+    """dtbench's rule (common/thread_share.h): the cores of this rank's cpuset (capped by Slurm's
+    CPUs on the node) shared by the ranks on the same machine (kernel boot id) with the same
+    cpuset, found among every rank whatever launched them. After init_process_group."""
+    with open("/proc/sys/kernel/random/boot_id") as f:
+        machine = f.read().strip()
+    cpus = os.sched_getaffinity(0)
+    cpuset = cpu_list(cpus)
+    cores = len(cpus)
+    slurm_cpus = int(env.get("SLURM_CPUS_ON_NODE", "0") or 0)
+    capped = 0 < slurm_cpus < cores
+    cores = slurm_cpus if capped else cores
+    places = [None] * dist.get_world_size()
+    dist.all_gather_object(places, f"{machine} {cpuset}")
+    sharing = max(1, places.count(f"{machine} {cpuset}"))
+    local, source = launcher_local_ranks(env)
+    return {"threads": asked or max(1, cores // sharing),
+            "source": "option" if asked else "shared", "cores": cores,
+            "cores_from": "SLURM_CPUS_ON_NODE" if capped else "cpuset", "cpuset": cpuset,
+            "ranks_sharing": sharing, "launcher_local_ranks": local, "launcher_source": source}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="vgg11", choices=sorted(MODELS))
@@ -171,15 +221,14 @@ def main():
     env = os.environ
     rank = int(env.get("OMPI_COMM_WORLD_RANK", env.get("SLURM_PROCID", 0)))
     world = int(env.get("OMPI_COMM_WORLD_SIZE", env.get("SLURM_STEP_NUM_TASKS", 1)))
-    local = int(env.get("OMPI_COMM_WORLD_LOCAL_SIZE",
-                        env.get("SLURM_STEP_TASKS_PER_NODE", "1").split("(")[0].split(",")[0]))
     if global_batch % world != 0:
         raise SystemExit(f"python_ddp: error: global batch {global_batch} does not divide by "
                          f"{world} ranks")
-    torch.set_num_threads(args.threads or max(1, os.cpu_count() // local))
     wall0, usage0, nic0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF), nic_counters()
     dist.init_process_group("gloo", init_method=f"tcp://{args.master}", rank=rank,
                             world_size=world, timeout=datetime.timedelta(seconds=args.timeout_s))
+    threads = share_threads(args.threads, env)
+    torch.set_num_threads(threads["threads"])
     torch.manual_seed(args.seed)
     model = nn.parallel.DistributedDataParallel(make_model(), bucket_cap_mb=args.bucket_mb)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum,
@@ -224,6 +273,7 @@ def main():
               f"{sum(timed) / len(timed):.4f} s", flush=True)
     mine = rank_usage(rank, wall0, usage0, nic0, own_times, own_faults,
                       gradient_bytes * len(total))
+    mine["threads"] = threads
     everyone = [None] * world
     dist.all_gather_object(everyone, mine)
     if rank == 0 and args.out:

@@ -77,17 +77,16 @@ std::string telling_line(const std::string& text) {
   return "";
 }
 
+// dtbench-probe on `ranks` hosts with `what` among its options (--link-mb, --compute).
 ProbeRun run_probe(const HostsFile& hosts, int ranks, const CommandSettings& settings,
-                   const DoctorOptions& options, bool links, const std::string& dir) {
+                   const DoctorOptions& options, const std::vector<std::string>& what,
+                   const std::string& dir) {
   ProcessSpec spec;
   spec.argv = launch_argv(ranks, hosts, settings, ranks > 1 ? 1 : 0);
   spec.argv.insert(spec.argv.end(),
                    {settings.bin_dir + "/dtbench-probe", "--data-dir", settings.data_dir});
-  if (links) {
-    spec.argv.insert(spec.argv.end(), {"--link-mb", fmt::format("{}", options.link_mb), "--repeats",
-                                       std::to_string(options.repeats)});
-  }
-  spec.env = experiment_env(hosts);
+  spec.argv.insert(spec.argv.end(), what.begin(), what.end());
+  spec.env = launch_env(hosts, settings);
   spec.stdout_path = dir + "/stdout";
   spec.stderr_path = dir + "/stderr";
   spec.timeout_s = options.timeout_s;
@@ -287,7 +286,7 @@ Finding reach_host(const HostsFile& hosts, size_t i, const CommandSettings& sett
   one.hosts = {{hosts.hosts[i].name, 1}};
   one.path = dir + "/hosts";
   write_file_atomically(one.path, hosts.hosts[i].name + " slots=1\n");
-  const ProbeRun run = run_probe(one, 1, settings, options, false, dir);
+  const ProbeRun run = run_probe(one, 1, settings, options, {}, dir);
   if (run.ok) {
     *identity = HostIdentity::from_json(nlohmann::json::parse(run.answer)["hosts"].at(0));
     return {};
@@ -300,6 +299,34 @@ Finding reach_host(const HostsFile& hosts, size_t i, const CommandSettings& sett
                               "{} exists there",
                               name, settings.launcher, run.why, check,
                               settings.bin_dir + "/dtbench-probe")};
+}
+
+// The compute probe on every host at once, under the experiments' launcher and, inside a Slurm
+// allocation, under mpirun too (the path the experiments' numbers are held to).
+std::vector<Finding> examine_compute(const HostsFile& hosts, const std::vector<std::string>& names,
+                                     const CommandSettings& settings, const DoctorOptions& options,
+                                     const std::string& scratch) {
+  std::vector<std::string> launchers = {settings.launcher};
+  if (settings.launcher == "srun") launchers.push_back("mpirun");
+  std::vector<std::pair<std::string, std::vector<ComputeSample>>> runs;
+  for (const auto& launcher : launchers) {
+    CommandSettings s = settings;
+    s.launcher = launcher;
+    const std::string dir = scratch + "/compute-" + launcher;
+    fs::create_directories(dir);
+    const ProbeRun run =
+        run_probe(hosts, static_cast<int>(hosts.hosts.size()), s, options, {"--compute"}, dir);
+    if (!run.ok) {
+      return {{"FAIL", fmt::format("compute: the probe under {} failed ({})", launcher, run.why)}};
+    }
+    std::vector<ComputeSample> samples;
+    const nlohmann::json answer = nlohmann::json::parse(run.answer);
+    for (const auto& c : answer["compute"]) {
+      samples.push_back({ThreadShare::from_json(c["threads"]), c["compute_s"].get<double>()});
+    }
+    runs.emplace_back(launcher, std::move(samples));
+  }
+  return judge_compute(names, runs);
 }
 
 }  // namespace
@@ -348,7 +375,10 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
   if (n > 1) {
     const std::string dir = scratch.path() + "/links";
     fs::create_directories(dir);
-    const ProbeRun run = run_probe(hosts, n, settings, options, true, dir);
+    const ProbeRun run = run_probe(hosts, n, settings, options,
+                                   {"--link-mb", fmt::format("{}", options.link_mb), "--repeats",
+                                    std::to_string(options.repeats)},
+                                   dir);
     for (auto& f : judge_ports(names, run.blocked)) out.push_back(std::move(f));
     if (!run.blocked.empty()) return out;  // the links were not measured
     if (!run.ok) {
@@ -369,6 +399,9 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
   }
   const auto [stated, what] = stated_rate(hosts);
   for (auto& f : judge_links(names, links, stated, what)) out.push_back(std::move(f));
+  for (auto& f : examine_compute(hosts, names, settings, options, scratch.path())) {
+    out.push_back(std::move(f));
+  }
   return out;
 }
 

@@ -3,14 +3,17 @@
 // host through the launcher the experiments use (dtbench-probe): each host reachable, the same
 // dtbench build everywhere (commit and dirty flag), the same dataset files (SHA-256), TCP open
 // between every pair at the address Gloo uses, and the links measured in rounds of disjoint pairs
-// against the rate the cluster states or the fastest seen, naming a slow host or link. `dtbench
-// run` asks the first three before it launches anything (the preflight).
+// against the rate the cluster states or the fastest seen, naming a slow host or link, and a short
+// compute on every host at once under each launcher path it uses (under srun, mpirun's too),
+// naming a host whose compute is far slower. `dtbench run` asks the first three before it
+// launches anything (the preflight).
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/thread_share.h"
 #include "experiment_command.h"
 #include "hosts_file.h"
 
@@ -67,6 +70,20 @@ std::optional<BlockedPort> parse_blocked_line(const std::string& line);
 // The connections between the hosts: each blocked one a FAIL naming both hosts, or one PASS.
 std::vector<Finding> judge_ports(const std::vector<std::string>& names,
                                  const std::vector<BlockedPort>& blocked);
+
+// One host's answer to the compute probe: the threads a trainer takes there, and how long the
+// probe's compute took with them while every host ran it at once.
+struct ComputeSample {
+  ThreadShare threads;
+  double seconds = 0;
+};
+
+// The compute probe's samples (per host, in the order of names) under each launcher path the
+// doctor took (the first is the experiments'): a host far slower than the others, or far slower
+// under one launcher than under another, is named with the likely cause (threads, cpuset).
+std::vector<Finding> judge_compute(
+    const std::vector<std::string>& names,
+    const std::vector<std::pair<std::string, std::vector<ComputeSample>>>& runs);
 
 struct DoctorOptions {
   double link_mb = 4;  // 0: the links are not measured (the preflight)

@@ -8,23 +8,20 @@
 
 #include "cluster_ssh.h"
 #include "common/allocator.h"
+#include "noise.h"
 
 namespace dtbench {
 namespace {
 
-// The experiment's parameters as options, with threads shared out on an emulated cluster.
-void add_options(const Experiment& e, const HostsFile& hosts, const CommandSettings& s,
-                 std::vector<std::string>* args) {
+// The experiment's parameters as options. Threads are not shared out here: the ranks find which
+// of them share cores, whatever launched them (common/thread_share.h).
+void add_options(const Experiment& e, std::vector<std::string>* args) {
   auto options = option_args(e.params);
   args->insert(args->end(), options.begin(), options.end());
-  if (hosts.emulated && !e.params.contains("threads")) {
-    // Every namespace looks like a whole machine to the trainer; they share this one.
-    args->insert(args->end(), {"--threads", std::to_string(std::max(1, s.cores / e.ranks))});
-  }
 }
 
-std::vector<std::string> train_args(const Experiment& e, const HostsFile& hosts,
-                                    const CommandSettings& s, const std::string& result_path) {
+std::vector<std::string> train_args(const Experiment& e, const CommandSettings& s,
+                                    const std::string& result_path) {
   std::vector<std::string> args = {s.bin_dir + "/dtbench-train", "--data-dir", s.data_dir, "--out",
                                    result_path};
   if (e.trace) {
@@ -32,7 +29,7 @@ std::vector<std::string> train_args(const Experiment& e, const HostsFile& hosts,
         args.end(),
         {"--trace", (std::filesystem::path(result_path).parent_path() / "trace.json.gz").string()});
   }
-  add_options(e, hosts, s, &args);
+  add_options(e, &args);
   return args;
 }
 
@@ -52,7 +49,7 @@ std::vector<std::string> python_ddp_args(const Experiment& e, const HostsFile& h
                            "--master", fmt::format("{}:{}", host, port)});
   Experiment options = e;
   options.params.erase("malloc");
-  add_options(options, hosts, s, &args);
+  add_options(options, &args);
   return args;
 }
 
@@ -86,7 +83,8 @@ std::vector<std::string> srun_argv(int ranks, const HostsFile& hosts, int ranks_
                                    fmt::format("--nodelist={}", fmt::join(nodes, ",")),
                                    "--distribution=block",
                                    "--kill-on-bad-exit=1",
-                                   "--overlap"};
+                                   "--overlap",
+                                   "--export=ALL"};
   if (ranks_per_host > 0) argv.push_back(fmt::format("--ntasks-per-node={}", ranks_per_host));
   return argv;
 }
@@ -103,40 +101,78 @@ std::vector<size_t> hosts_for(int ranks, const HostsFile& hosts, int ranks_per_h
   return used;
 }
 
+namespace {
+
+// The MCA parameters every launch on these hosts takes, whichever launcher starts the ranks:
+// mpirun passes them as --mca, srun as OMPI_MCA_* in the ranks' environment. Without the first,
+// ranks on shared cores busy-poll (docs/harness.md).
+std::vector<std::pair<std::string, std::string>> launch_mca(const HostsFile& hosts) {
+  std::vector<std::pair<std::string, std::string>> mca = {{"mpi_yield_when_idle", "1"}};
+  if (hosts.emulated) {
+    // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
+    const std::string subnet = hosts.subnet + ".0/24";
+    mca.insert(mca.end(), {{"oob_tcp_if_include", subnet},
+                           {"btl_tcp_if_include", subnet},
+                           {"pml", "ob1"},
+                           {"btl", "tcp,self"}});
+  }
+  return mca;
+}
+
+// The variables every rank needs, with those of the caller (the experiment's marker).
+std::map<std::string, std::string> rank_variables(const HostsFile& hosts,
+                                                  const std::map<std::string, std::string>& more) {
+  std::map<std::string, std::string> vars = more;
+  if (hosts.emulated) {
+    vars["GLOO_SOCKET_IFNAME"] = "eth0";
+    vars["DTBENCH_NETNS_PREFIX"] = hosts.netns_prefix;
+  }
+  return vars;
+}
+
+}  // namespace
+
 std::vector<std::string> launch_argv(int ranks, const HostsFile& hosts, const CommandSettings& s,
-                                     int ranks_per_host) {
+                                     int ranks_per_host,
+                                     const std::map<std::string, std::string>& variables) {
+  // srun passes its whole environment on: launch_env puts the settings there.
   if (s.launcher == "srun") return srun_argv(ranks, hosts, ranks_per_host);
   std::vector<std::string> argv = {
-      s.mpirun, "-np",   std::to_string(ranks), "--hostfile", hosts.path, "--bind-to",
-      "none",   "--mca", "mpi_yield_when_idle", "1"};
+      s.mpirun, "-np", std::to_string(ranks), "--hostfile", hosts.path, "--bind-to", "none"};
+  for (const auto& [name, value] : launch_mca(hosts))
+    argv.insert(argv.end(), {"--mca", name, value});
   if (ranks_per_host > 0) {
     argv.insert(argv.end(), {"--map-by", "ppr:" + std::to_string(ranks_per_host) + ":node"});
   }
   if (hosts.emulated) {
-    // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
     // Reached by the agent, or by stock ssh with the cluster's client configuration.
-    std::string subnet = hosts.subnet + ".0/24";
     if (hosts.ssh) {
       argv.insert(argv.end(),
                   {"--mca", "plm_rsh_args", "-F " + ssh_client_config(hosts.netns_prefix)});
     } else {
       argv.insert(argv.end(), {"--mca", "plm_rsh_agent", s.netns_agent});
     }
-    argv.insert(argv.end(),
-                {"--mca", "oob_tcp_if_include", subnet, "--mca", "btl_tcp_if_include", subnet,
-                 "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "-x", "GLOO_SOCKET_IFNAME=eth0",
-                 "-x", "DTBENCH_NETNS_PREFIX=" + hosts.netns_prefix});
+  }
+  // Over ssh mpirun passes on only what it is told.
+  for (const auto& [name, value] : rank_variables(hosts, variables)) {
+    argv.insert(argv.end(), {"-x", name + "=" + value});
   }
   return argv;
+}
+
+std::map<std::string, std::string> experiment_marker(const std::string& result_path) {
+  // A word without commas or spaces (srun's --export and the shell split on them).
+  return {{kExperimentMarker, fmt::format("{:016x}", std::hash<std::string>{}(result_path))}};
 }
 
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
                                          const CommandSettings& s, const std::string& result_path,
                                          int port) {
-  std::vector<std::string> argv = launch_argv(e.ranks, hosts, s, e.ranks_per_host);
+  std::vector<std::string> argv =
+      launch_argv(e.ranks, hosts, s, e.ranks_per_host, experiment_marker(result_path));
   auto binary = e.kind == "collectives"  ? collectives_args(e, hosts, s, result_path)
                 : e.kind == "python_ddp" ? python_ddp_args(e, hosts, s, result_path, port)
-                                         : train_args(e, hosts, s, result_path);
+                                         : train_args(e, s, result_path);
   argv.insert(argv.end(), binary.begin(), binary.end());
   if (auto fault = s.faults.find(e.group); fault != s.faults.end()) {
     argv.insert(argv.end(), {"--fault", fault->second});
@@ -144,12 +180,17 @@ std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& h
   return argv;
 }
 
-std::map<std::string, std::string> experiment_env(const HostsFile& hosts) {
+std::map<std::string, std::string> launch_env(const HostsFile& hosts, const CommandSettings& s,
+                                              const std::map<std::string, std::string>& variables) {
   std::map<std::string, std::string> env;
   if (geteuid() == 0) {
     env = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
   }
-  if (hosts.emulated) env["DTBENCH_NETNS_PREFIX"] = hosts.netns_prefix;
+  if (hosts.emulated) env["DTBENCH_NETNS_PREFIX"] = hosts.netns_prefix;  // the agent's
+  if (s.launcher == "srun") {
+    for (const auto& [name, value] : launch_mca(hosts)) env["OMPI_MCA_" + name] = value;
+    for (const auto& [name, value] : rank_variables(hosts, variables)) env[name] = value;
+  }
   return env;
 }
 

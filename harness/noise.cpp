@@ -30,6 +30,7 @@ struct ProcessCpu {
   bool kernel = false;
   unsigned long long start_ticks = 0;
   double cpu_s = 0;  // utime + stime
+  std::string comm;
 };
 
 // /proc/PID/stat: "pid (comm) state ppid pgrp ... flags ... utime stime ... starttime ...";
@@ -37,8 +38,10 @@ struct ProcessCpu {
 bool read_process(pid_t pid, ProcessCpu* p) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto open = text.find('(');
   auto close = text.rfind(')');
-  if (close == std::string::npos) return false;
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  p->comm = text.substr(open + 1, close - open - 1);
   std::istringstream fields(text.substr(close + 2));
   std::vector<std::string> f;
   for (std::string word; fields >> word && f.size() < 20;) f.push_back(word);
@@ -66,6 +69,15 @@ std::vector<ProcessCpu> read_processes() {
   return all;
 }
 
+// Whether /proc/PID/environ holds `entry` ("NAME=value") as one of its variables.
+bool environment_holds(pid_t pid, const std::string& entry) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  for (std::string variable; std::getline(in, variable, '\0');) {
+    if (variable == entry) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 double NoiseReading::foreign_load() const {
@@ -77,8 +89,13 @@ double NoiseReading::steal() const {
 }
 
 nlohmann::json NoiseReading::to_json() const {
-  return {{"wall_s", wall_s},   {"own_cpu_s", own_cpu_s}, {"foreign_cpu_s", foreign_cpu_s},
-          {"steal_s", steal_s}, {"cores", cores},         {"foreign_load", foreign_load()},
+  return {{"wall_s", wall_s},
+          {"own_cpu_s", own_cpu_s},
+          {"outside_tree_cpu_s", outside_tree_cpu_s},
+          {"foreign_cpu_s", foreign_cpu_s},
+          {"steal_s", steal_s},
+          {"cores", cores},
+          {"foreign_load", foreign_load()},
           {"steal", steal()}};
 }
 
@@ -86,7 +103,7 @@ bool NoisePolicy::noisy(const NoiseReading& r) const {
   return r.foreign_load() > max_foreign_load || r.steal() > max_steal;
 }
 
-NoiseMeter::NoiseMeter(pid_t root) : root_(root) {
+NoiseMeter::NoiseMeter(pid_t root, std::string marker) : root_(root), marker_(std::move(marker)) {
   reading_.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   steal0_s_ = read_machine_cpu().steal_s;
   if (root_ > 0) own_.insert(root_);
@@ -94,26 +111,54 @@ NoiseMeter::NoiseMeter(pid_t root) : root_(root) {
   sample();
 }
 
+bool NoiseMeter::marked(pid_t pid, const Seen& now) const {
+  if (marker_.empty()) return false;
+  auto before = last_.find(pid);
+  if (before != last_.end() && before->second.start_ticks == now.start_ticks &&
+      before->second.comm == now.comm) {
+    return before->second.marked;
+  }
+  return environment_holds(pid, marker_);
+}
+
 void NoiseMeter::sample() {
   const double now_s = uptime_s();
   const bool first = last_.empty();
   std::vector<ProcessCpu> all = read_processes();
-  std::map<pid_t, pid_t> parent;
-  for (const auto& p : all) parent[p.pid] = p.ppid;
-  auto in_tree = [&](const ProcessCpu& p) {
-    if (own_.count(p.pid) != 0 || (root_ > 0 && p.group == root_)) return true;
+  std::map<pid_t, const ProcessCpu*> by_pid;
+  for (const auto& p : all) by_pid[p.pid] = &p;
+  // Whether p or one of its ancestors is in `set`.
+  auto under = [&](const ProcessCpu& p, const std::set<pid_t>& set) {
+    if (set.count(p.pid) != 0) return true;
     for (pid_t up = p.ppid, hops = 0; up > 1 && hops < 64; ++hops) {
-      if (own_.count(up) != 0) return true;
-      auto it = parent.find(up);
-      up = it == parent.end() ? 0 : it->second;
+      if (set.count(up) != 0) return true;
+      auto it = by_pid.find(up);
+      up = it == by_pid.end() ? 0 : it->second->ppid;
     }
     return false;
   };
-  std::map<pid_t, Seen> seen;
+  auto in_tree = [&](const ProcessCpu& p) {
+    return (root_ > 0 && p.group == root_) || under(p, own_);
+  };
   const pid_t self = getpid();
+  std::map<pid_t, Seen> seen;
   for (const auto& p : all) {
     if (p.kernel || p.pid == self) continue;
-    seen[p.pid] = {p.start_ticks, p.cpu_s};
+    Seen now{p.start_ticks, p.cpu_s, p.comm, false};
+    now.marked = marked(p.pid, now);
+    seen[p.pid] = now;
+    if (!now.marked || in_tree(p) || outside_.count(p.pid) != 0) continue;
+    // A rank that another launcher started, and that launcher's helpers for it: its ancestors
+    // started since the experiment began.
+    outside_.insert(p.pid);
+    for (auto it = by_pid.find(p.ppid); it != by_pid.end() && it->first > 1;
+         it = by_pid.find(it->second->ppid)) {
+      if (static_cast<double>(it->second->start_ticks) / clock_ticks_per_s() < began_s_) break;
+      outside_.insert(it->first);
+    }
+  }
+  for (const auto& p : all) {
+    if (p.kernel || p.pid == self) continue;
     // CPU used since the last sample; a process started since then counts whole.
     double used = 0;
     auto before = last_.find(p.pid);
@@ -125,6 +170,10 @@ void NoiseMeter::sample() {
     if (in_tree(p)) {
       own_.insert(p.pid);
       reading_.own_cpu_s += used;
+    } else if (under(p, outside_)) {
+      outside_.insert(p.pid);
+      reading_.own_cpu_s += used;
+      reading_.outside_tree_cpu_s += used;
     } else {
       reading_.foreign_cpu_s += used;
     }

@@ -1,6 +1,6 @@
 // dtbench-probe: what `dtbench doctor` and the preflight of `dtbench run` ask every host,
 // launched there by the same mpirun as the experiments (one rank per host). Plain C++ and MPI.
-//   dtbench-probe --data-dir DIR [--link-mb M --repeats K]
+//   dtbench-probe --data-dir DIR [--link-mb M --repeats K] [--compute]
 // Every rank reports its host name, the dtbench build it is (commit and dirty flag) and the
 // SHA-256 of each dataset file under DIR. With --link-mb, the ranks then measure the links: in
 // rounds of disjoint pairs (a round-robin tournament), each pair sends M MiB K times one way,
@@ -11,8 +11,10 @@
 // "dtbench-probe: blocked: 1 -> 3 (ADDRESS:PORT): why" (ranks; the doctor names their hosts),
 // and then the links are not measured (MPI could hang on that pair). Rank 0 prints one JSON
 // object: {"hosts": [...], "links": [{"from", "to", "bytes_per_s"}], "blocked": [{"from", "to",
-// "why"}]}. Before each exchange a line on stderr names the pair ("measuring 1 <-> 3"), so that
-// an exchange that never ends is named by the last such line.
+// "why"}], "compute": [...]}. Before each exchange a line on stderr names the pair ("measuring
+// 1 <-> 3"), so that an exchange that never ends is named by the last such line. With --compute,
+// every rank at once times the same short compute with the threads a trainer would take there
+// (common/thread_share.h): "compute" holds each rank's {"threads": {...}, "compute_s"}.
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <mpi.h>
@@ -21,16 +23,20 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
 #include "common/host.h"
 #include "common/main_guard.h"
 #include "common/ports.h"
+#include "common/thread_share.h"
 #include "doctor.h"
 
 namespace {
@@ -187,8 +193,58 @@ nlohmann::json measure_links(int rank, int size, double link_mb, int repeats) {
   return sent;
 }
 
+// The probe's compute: `rounds` rounds of a fixed amount of arithmetic shared out among
+// `threads` threads that meet at a spinning barrier after each round, as the intra-op threads of
+// libtorch's parallel loops do. With the threads a rank should take it costs about the same on
+// any launcher; with more threads than the cores the ranks share, every round waits for a thread
+// that is not running while the others spin, as training would. Seconds of wall time.
+double spin_rounds_s(int threads, int rounds = 200, int64_t work = 60'000'000) {
+  std::atomic<int> arrived{0};
+  std::atomic<int> generation{0};
+  std::atomic<double> sink{0};
+  auto worker = [&](int t) {
+    double x = 1.0 + t;
+    const int64_t share = work / rounds / threads;
+    for (int round = 0; round < rounds; ++round) {
+      for (int64_t i = 0; i < share; ++i) x = x * 0.999999 + 1e-7;
+      const int seen = generation.load();
+      if (arrived.fetch_add(1) + 1 == threads) {
+        arrived.store(0);
+        generation.fetch_add(1);
+      } else {
+        while (generation.load() == seen) {
+        }
+      }
+    }
+    sink.store(x);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (auto& t : pool) t.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Every rank at once, as an experiment's ranks: the threads the trainer would take
+// (thread_share.h) and the time of the same compute with them, the shortest of three (a fault of
+// threads or cpuset slows every one; a rank that started late, only one):
+// {"threads": {...}, "compute_s"}.
+nlohmann::json measure_compute(int rank, int size) {
+  const dtbench::CpuPlace place = dtbench::cpu_place();
+  const dtbench::ThreadShare share = dtbench::share_threads(
+      0, place, all_texts(place.key(), rank, size), dtbench::launcher_local_ranks());
+  double seconds = 0;
+  for (int k = 0; k < 3; ++k) {
+    barrier(rank, size);
+    const double s = spin_rounds_s(share.threads);
+    seconds = k == 0 ? s : std::min(seconds, s);
+  }
+  return {{"threads", share.to_json()}, {"compute_s", seconds}};
+}
+
 // Rank 0's answer on stdout; every rank's own part gathered to it.
-void probe(const std::string& data_dir, double link_mb, int repeats) {
+void probe(const std::string& data_dir, double link_mb, int repeats, bool compute) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -201,14 +257,18 @@ void probe(const std::string& data_dir, double link_mb, int repeats) {
   any_blocked = from_root(any_blocked ? "1" : "", rank, size) == "1";
   const nlohmann::json sent = measure && !any_blocked ? measure_links(rank, size, link_mb, repeats)
                                                       : nlohmann::json::array();
+  const nlohmann::json computed = compute ? measure_compute(rank, size) : nlohmann::json();
   const auto identities = gather_text(me.dump(), rank, size);
   const auto links = gather_text(sent.dump(), rank, size);
+  const auto computes = gather_text(computed.dump(), rank, size);
   if (rank != 0) return;
   nlohmann::json out = {{"hosts", nlohmann::json::array()},
                         {"links", nlohmann::json::array()},
-                        {"blocked", nlohmann::json::array()}};
+                        {"blocked", nlohmann::json::array()},
+                        {"compute", nlohmann::json::array()}};
   for (int r = 0; r < size; ++r) {
     out["hosts"].push_back(nlohmann::json::parse(identities[r]));
+    if (compute) out["compute"].push_back(nlohmann::json::parse(computes[r]));
     for (const auto& b : nlohmann::json::parse(blocked_all[r])) {
       out["blocked"].push_back({{"from", r}, {"to", b["to"]}, {"why", b["why"]}});
     }
@@ -230,6 +290,10 @@ int main(int argc, char** argv) {
     app.add_option("--data-dir", data_dir, "The datasets' directory");
     app.add_option("--link-mb", link_mb, "Also measure every link with messages of this size");
     app.add_option("--repeats", repeats, "Messages per direction")->check(CLI::PositiveNumber);
+    bool compute = false;
+    app.add_flag("--compute", compute,
+                 "Also time a short compute with the threads a trainer would take, every rank at "
+                 "once");
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -237,7 +301,7 @@ int main(int argc, char** argv) {
     }
     MPI_Init(&argc, &argv);
     try {
-      probe(data_dir, link_mb, repeats);
+      probe(data_dir, link_mb, repeats, compute);
     } catch (const std::exception& e) {
       // One rank's failure ends them all: the others may wait in a collective for it.
       std::fprintf(stderr, "dtbench-probe: %s: %s\n", dtbench::host_name().c_str(), e.what());

@@ -102,7 +102,6 @@ CommandSettings command_settings(const RunOptions& o) {
   s.netns_agent = o.netns_agent;
   s.python_ddp = o.python_ddp;
   s.data_dir = fs::absolute(o.data_dir).string();
-  s.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   s.faults = o.faults;
   s.launcher = launcher_for(o.launcher);
   return s;
@@ -148,6 +147,11 @@ std::string noise_note(const nlohmann::json& noise, bool noisy, size_t attempts)
     note += fmt::format(", steal {:.1f}%", 100 * noise["steal"].get<double>());
   }
   if (attempts > 1) note += fmt::format(", {} attempts", attempts);
+  const auto unwatched =
+      noise.value("unwatched_hosts", nlohmann::json::array()).get<std::vector<std::string>>();
+  if (!unwatched.empty()) {
+    note += fmt::format(" (here only: not {})", fmt::join(unwatched, ", "));
+  }
   return noisy ? "NOISY: " + note : note;
 }
 
@@ -162,6 +166,14 @@ std::string ranks_note(const fs::path& result) {
   } catch (const std::exception&) {
     return "";
   }
+}
+
+// Whether the noise meter, which reads this machine's /proc, sees a host's processes: this
+// machine under any name, or one of the emulated cluster's namespaces on it (a node of
+// cluster up --ssh or --slurm is named as its namespace).
+bool watched_here(const HostsFile& hosts, const std::string& name) {
+  return hosts.emulated || name == "localhost" || name.rfind("127.", 0) == 0 ||
+         name == host_name() || fs::exists("/run/netns/" + name);
 }
 
 class Runner {
@@ -251,7 +263,7 @@ class Runner {
     ProcessSpec spec;
     spec.argv =
         experiment_argv(e, hosts_, settings_, partial, e.kind == "python_ddp" ? free_port() : 0);
-    spec.env = experiment_env(hosts_);
+    spec.env = launch_env(hosts_, settings_, experiment_marker(partial));
     spec.stdout_path = (dir / "stdout.log").string();
     spec.stderr_path = (dir / "stderr.log").string();
     spec.timeout_s = e.time_limit_s;
@@ -259,9 +271,10 @@ class Runner {
   }
 
   // One attempt under the noise meter.
-  ProcessOutcome attempt(ProcessSpec spec, Progress& progress, NoiseReading* noise) {
+  ProcessOutcome attempt(ProcessSpec spec, const std::string& marker, Progress& progress,
+                         NoiseReading* noise) {
     std::optional<NoiseMeter> meter;
-    spec.started = [&](int pid) { meter.emplace(pid); };
+    spec.started = [&](int pid) { meter.emplace(pid, marker); };
     spec.tick = [&](double s) {
       progress.tick(s);
       if (meter) meter->sample();
@@ -269,7 +282,8 @@ class Runner {
     const double own_before = children_cpu_s();
     ProcessOutcome outcome = run_process(spec);
     *noise = meter ? meter->finish() : NoiseReading{};
-    noise->own_cpu_s = children_cpu_s() - own_before;  // exact: the whole tree, reaped
+    // Exact for the whole tree, reaped; sampled for the ranks another launcher started.
+    noise->own_cpu_s = children_cpu_s() - own_before + noise->outside_tree_cpu_s;
     return outcome;
   }
 
@@ -337,7 +351,9 @@ class Runner {
       fs::remove(dir / "result.json", ec);
       spec = spec_of(e, dir, partial);
       NoiseReading noise;
-      if (!interrupted()) outcome = attempt(spec, progress, &noise);
+      const auto marker = experiment_marker(partial);
+      const std::string marked = marker.begin()->first + "=" + marker.begin()->second;
+      if (!interrupted()) outcome = attempt(spec, marked, progress, &noise);
       if (interrupted() || outcome.interrupted) {
         fs::remove(partial, ec);
         progress.finish("stopped", outcome.elapsed_s, false);
@@ -348,13 +364,15 @@ class Runner {
                                                                : "failed";
       if (status == "ok") fs::rename(partial, dir / "result.json");
       noisy = o_.noise.noisy(noise);
+      nlohmann::json noise_json = noise.to_json();
+      noise_json["unwatched_hosts"] = unwatched_hosts(e);
       attempts.push_back({{"attempt", number},
                           {"status", status},
                           {"exit_code", outcome.exit_code},
                           {"elapsed_s", outcome.elapsed_s},
                           {"quiet_wait_s", waited},
                           {"quiet_before", quiet},
-                          {"noise", noise.to_json()},
+                          {"noise", noise_json},
                           {"noisy", noisy}});
       if (status != "ok" || !noisy || number >= o_.noise.tries) break;
       keep_attempt_files(dir, number);
@@ -384,6 +402,15 @@ class Runner {
     if (!ranks.empty()) note += "; " + ranks;
     progress.finish(status, outcome.elapsed_s, true, note);
     return status;
+  }
+
+  // The experiment's hosts whose other load the noise meter cannot see (another machine's).
+  std::vector<std::string> unwatched_hosts(const Experiment& e) const {
+    std::vector<std::string> names;
+    for (size_t i : hosts_for(e.ranks, hosts_, e.ranks_per_host)) {
+      if (!watched_here(hosts_, hosts_.hosts[i].name)) names.push_back(hosts_.hosts[i].name);
+    }
+    return names;
   }
 
   // After a failure: the experiment's hosts that no longer run dtbench-probe alone (the
@@ -476,9 +503,10 @@ int launch(const RunOptions& options, int ranks, const std::vector<std::string>&
       fmt::format("--ranks {}: {} has {} slots", ranks, options.hosts_path, hosts.total_slots()));
   if (hosts.emulated) current_cluster(hosts.netns_prefix);  // one line if it is not up
   ProcessSpec spec;
-  spec.argv = launch_argv(ranks, hosts, command_settings(options));
+  const CommandSettings settings = command_settings(options);
+  spec.argv = launch_argv(ranks, hosts, settings);
   spec.argv.insert(spec.argv.end(), command.begin(), command.end());
-  spec.env = experiment_env(hosts);
+  spec.env = launch_env(hosts, settings);
   MpirunNotices notices([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
   spec.stderr_line = [&](const std::string& line) { notices.line(line); };
   catch_interrupts();

@@ -270,6 +270,38 @@ TEST(Noise, AProcessInTheTreeIsOwnAndAnyOtherIsForeign) {
   EXPECT_TRUE(policy.noisy(busy));
 }
 
+TEST(Noise, AProcessCarryingTheMarkerIsOwnWhoeverStartedIt) {
+  // Ranks that sshd or slurmstepd started are not in the harness's tree: their environment's
+  // marker makes them the experiment's own. A busy process carrying one marker, started by a
+  // shell (as a launcher's helper would), outside both meters' trees: own to the meter of that
+  // marker, foreign to the meter of another. No amount is asserted, only where it counts.
+  NoiseMeter ours(-1, "DTBENCH_EXPERIMENT=/r/a"), theirs(-1, "DTBENCH_EXPERIMENT=/r/b");
+  pid_t launcher = fork();
+  if (launcher == 0) {
+    setpgid(0, 0);  // one group, killed whole below
+    execl("/bin/sh", "sh", "-c", "env DTBENCH_EXPERIMENT=/r/a sh -c 'while :; do :; done'; exit 0",
+          nullptr);
+    _exit(127);
+  }
+  ASSERT_GT(launcher, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  NoiseReading mine, other;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ours.sample();
+    theirs.sample();
+    mine = ours.finish();
+    other = theirs.finish();
+  } while ((mine.outside_tree_cpu_s < 0.05 || other.foreign_cpu_s < 0.05) &&
+           std::chrono::steady_clock::now() < deadline);
+  kill(-launcher, SIGKILL);
+  waitpid(launcher, nullptr, 0);
+  EXPECT_GE(mine.outside_tree_cpu_s, 0.05) << "the marked process is not the experiment's";
+  EXPECT_GE(mine.own_cpu_s, mine.outside_tree_cpu_s);
+  EXPECT_GE(other.foreign_cpu_s, 0.05) << "another experiment's marker counted as ours";
+  EXPECT_EQ(other.own_cpu_s, 0);
+}
+
 TEST(Matrix, BadMatricesAreOneLineErrors) {
   TempDir dir;
   auto error_of = [&](const std::string& text) {
@@ -345,7 +377,6 @@ CommandSettings test_settings() {
   s.bin_dir = "/b";
   s.netns_agent = "/agent";
   s.data_dir = "/data";
-  s.cores = 2;
   s.python_ddp = "/src/python_ddp.py";
   return s;
 }
@@ -414,6 +445,8 @@ TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
   CommandSettings s = test_settings();
   HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
   auto argv = experiment_argv(e, local, s, "/out/result.json");
+  const std::string marker = experiment_marker("/out/result.json").at("DTBENCH_EXPERIMENT");
+  EXPECT_EQ(marker.find_first_of(", "), std::string::npos);  // one word, even to srun's --export
   std::vector<std::string> expected = {"mpirun",
                                        "-np",
                                        "2",
@@ -424,6 +457,8 @@ TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
                                        "--mca",
                                        "mpi_yield_when_idle",
                                        "1",
+                                       "-x",
+                                       "DTBENCH_EXPERIMENT=" + marker,
                                        "/b/dtbench-train",
                                        "--data-dir",
                                        "/data",
@@ -444,7 +479,8 @@ TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
   EXPECT_THAT(line, HasSubstr("--mca plm_rsh_agent /agent"));
   EXPECT_THAT(line, HasSubstr("--mca btl_tcp_if_include 10.99.0.0/24"));
   EXPECT_THAT(line, HasSubstr("-x GLOO_SOCKET_IFNAME=eth0"));
-  EXPECT_THAT(line, HasSubstr("--threads 1"));  // 2 cores shared by 2 namespaces
+  // The ranks share the cores out themselves (thread_share.h), whatever the launcher.
+  EXPECT_THAT(line, Not(HasSubstr("--threads")));
 }
 
 TEST(ExperimentCommand, PythonDdpGetsTheSameHostsRanksAndData) {
@@ -465,7 +501,7 @@ TEST(ExperimentCommand, PythonDdpGetsTheSameHostsRanksAndData) {
   HostsFile netns = read_hosts_file(kSource + "/hosts/netns-4");
   line = fmt::format("{}", fmt::join(experiment_argv(e, netns, s, "/out/r.json", 4321), " "));
   EXPECT_THAT(line, HasSubstr("--master 10.99.0.1:4321"));
-  EXPECT_THAT(line, HasSubstr("--threads 1"));
+  EXPECT_THAT(line, HasSubstr("-x DTBENCH_EXPERIMENT="));  // the noise guard's marker
 }
 
 TEST(Cluster, RatesParseInTcUnits) {
@@ -506,11 +542,19 @@ TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSshInSlurmSrun) {
   EXPECT_THAT(by_agent, Contains("/x/netns-agent"));
   settings.launcher = "srun";  // inside an allocation: the file's first hosts that hold the ranks
   const HostsFile allocation = parse_hosts_file("a slots=1\nb slots=1\nc slots=1\n", "alloc");
-  EXPECT_EQ(
-      launch_argv(2, allocation, settings, 0),
-      (std::vector<std::string>{"srun", "--mpi=pmix", "--ntasks=2", "--nodes=2", "--nodelist=a,b",
-                                "--distribution=block", "--kill-on-bad-exit=1", "--overlap"}));
+  EXPECT_EQ(launch_argv(2, allocation, settings, 0),
+            (std::vector<std::string>{"srun", "--mpi=pmix", "--ntasks=2", "--nodes=2",
+                                      "--nodelist=a,b", "--distribution=block",
+                                      "--kill-on-bad-exit=1", "--overlap", "--export=ALL"}));
   EXPECT_THAT(launch_argv(3, allocation, settings, 1), Contains("--ntasks-per-node=1"));
+  // srun passes its environment on: the settings mpirun gives as --mca and -x are there, with
+  // the experiment's marker (the noise guard's).
+  const auto marker = experiment_marker("/r/result.json");
+  const auto env = launch_env(allocation, settings, marker);
+  EXPECT_EQ(env.at("OMPI_MCA_mpi_yield_when_idle"), "1");
+  EXPECT_EQ(env.at("DTBENCH_EXPERIMENT"), marker.at("DTBENCH_EXPERIMENT"));
+  settings.launcher = "mpirun";
+  EXPECT_EQ(launch_env(allocation, settings, marker).count("DTBENCH_EXPERIMENT"), 0);
   EXPECT_THAT(
       user_error([] { parse_hosts_file("#dtbench: emulated launch=rsh\nh slots=1\n", "h"); }),
       HasSubstr("bad emulated option 'launch=rsh'"));

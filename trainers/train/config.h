@@ -19,7 +19,7 @@ struct TrainConfig {
   double lr = 0.1;
   double momentum = 0.9;
   double weight_decay = 1e-4;
-  int threads = 0;  // 0: default_threads()
+  int threads = 0;  // 0: the cores shared among the ranks on them (common/thread_share.h)
   uint64_t seed = 1;
   int64_t log_interval = 20;
   bool eval = true;

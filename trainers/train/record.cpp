@@ -104,6 +104,7 @@ void to_json(nlohmann::json& j, const RankUsage& r) {
   for (size_t p = 0; p < kPhaseCount; ++p) j["phase_s"][kPhaseNames[p]] = r.phase_s[p];
   j["iteration_minor_faults"] = r.iteration_minor_faults;
   j["clock"] = r.clock;
+  j["threads"] = r.threads.to_json();
 }
 void from_json(const nlohmann::json& j, RankUsage& r) {
   r.usage = j.get<ResourceUsage>();
@@ -119,6 +120,7 @@ void from_json(const nlohmann::json& j, RankUsage& r) {
     r.phase_s[p] = phases.value(kPhaseNames[p], std::vector<double>{});
   }
   r.clock = j.value("clock", ClockOffset{});
+  r.threads = ThreadShare::from_json(j.value("threads", nlohmann::json::object()));
 }
 
 void IterationLog::add(int64_t epoch_number, int64_t step_number, double loss_value,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_share.h"
 #include "sync/methods.h"
 #include "train/config.h"
 #include "train/phase_timer.h"
@@ -70,6 +71,7 @@ struct RankUsage {
   // fault in afresh (what the malloc setting, system.malloc, changes). Empty in older records.
   std::vector<int64_t> iteration_minor_faults;
   ClockOffset clock;
+  ThreadShare threads;  // this rank's intra-op threads and where the count came from
 };
 
 struct RunRecord {

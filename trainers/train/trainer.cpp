@@ -4,7 +4,6 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
 #include <torch/utils.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,14 +40,6 @@ constexpr int64_t kLinkProbeBytes = 4 * kMiB;
 // Each way between two hosts before the first iteration: enough to tell a 100 Mbit/s link from
 // a 1 Gbit/s one (88 ms against 9 ms), little enough to cost well under a second.
 constexpr int64_t kLinkSampleBytes = kMiB;
-
-int default_threads() {
-  // libtorch's own default here is 1 thread; share the host's CPUs among the ranks on it
-  // instead (OpenMPI tells each rank how many share its host).
-  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  long ranks_here = local != nullptr ? std::max(1L, std::atol(local)) : 1L;
-  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN) / ranks_here));
-}
 
 TrainData load_train_data(const TrainConfig& config) {
   TrainData data;
@@ -108,7 +99,6 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
     if (config_.sync.empty()) config_.sync = default_sync(config_.world_size);
     check_sync(config_);
   });
-  torch::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
   // Same seed everywhere, and then rank 0's parameters broadcast, so that replicas start
   // identical even if initialisation were not deterministic.
   {
@@ -122,6 +112,12 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
   watchdog_ = std::make_unique<Watchdog>(config_.timeout_s,
                                          fmt::format("rank {} on {}", comm.rank(), host_name()));
   control_ = comm.duplicate();
+  // Whatever started the ranks, they share the cores they find themselves sharing.
+  const CpuPlace place = cpu_place();
+  threads_ = share_threads(config_.threads, place, allgather_text(*control_, place.key()),
+                           launcher_local_ranks());
+  torch::set_num_threads(threads_.threads);
+  say("threads per rank: {}\n", threads_.text());
   broadcast_from_rank0(/*parameters=*/true, /*buffers=*/true);
   if (!config_.trace.empty()) {
     trace_ = std::make_shared<TraceLog>();
@@ -241,6 +237,7 @@ RunRecord Trainer::run() {
   mine.phase_s = own_phases;
   mine.iteration_minor_faults = own_faults;
   mine.clock = clocks_.at(config_.rank);
+  mine.threads = threads_;
   for (const auto& text : allgather_text(*control_, nlohmann::json(mine).dump())) {
     record.ranks.push_back(nlohmann::json::parse(text).get<RankUsage>());
   }

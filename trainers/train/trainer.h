@@ -26,9 +26,6 @@ struct TrainData {
   Dataset test;
 };
 
-// Intra-op threads when --threads is 0: the host's online CPUs divided by the ranks on it.
-int default_threads();
-
 // Loads config.dataset from config.data_dir; UserError naming the file if anything is wrong.
 TrainData load_train_data(const TrainConfig& config);
 
@@ -78,6 +75,7 @@ class Trainer {
   std::unique_ptr<GradientClock> clock_;  // set until the first iteration has run
   std::shared_ptr<TraceLog> trace_;       // --trace: this rank's timed iterations
   std::vector<ClockOffset> clocks_;       // every rank's clock against rank 0's
+  ThreadShare threads_;                   // this rank's intra-op threads, and why that many
   GradientHooks trace_hooks_;             // each gradient's arrival, into trace_
 };
 

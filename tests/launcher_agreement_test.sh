@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The same experiment measured alike whatever launches it (needs root, and ssh, Slurm and munge
+# from `make setup-cluster`; exit 77 = skipped otherwise). On one emulated cluster with an sshd
+# and a slurmd in each of 4 namespaces, LeNet-5 over MPI and over Gloo runs through the netns
+# agent (the path the other results come from), through stock mpirun over ssh, and through srun
+# --mpi=pmix in an sbatch job. What holds on any machine is asserted: every rank of every launch
+# takes the same threads, found as 4 ranks sharing one machine's cores; the noise guard counts
+# the ranks' CPU as the experiment's own whoever started them; each launch's median iteration and
+# its forward + backward lie within 1.5x of the agent's (a fault of the kind where srun's ranks
+# took twice the threads was 35-200x). And `dtbench doctor` in an allocation times its compute
+# probe under srun and under mpirun, and does not find them apart. Own prefix and subnet.
+#   usage: launcher_agreement_test.sh DTBENCH MAKE_FIXTURE
+set -uo pipefail
+dtbench=$1 make_fixture=$2
+source "$(dirname "$0")/check.sh"
+needs_root sshd slurmctld slurmd munged
+prefix=dtbg- subnet=10.92.0
+cleanup='"$dtbench" cluster down --prefix $prefix >/dev/null 2>&1'
+"$make_fixture" "$work/data"
+"$dtbench" cluster up --ssh --slurm --prefix $prefix --subnet $subnet --nodes 4 --rate none \
+  --delay none --write-hosts "$work/hosts-ssh" >"$work/up.out" 2>&1
+check "up --ssh --slurm: exit 0 ($?)" test $? -eq 0
+cat "$work/up.out"
+{
+  echo "#dtbench: emulated prefix=$prefix subnet=$subnet"
+  for i in 1 2 3 4; do echo "$subnet.$i slots=1"; done
+} >"$work/hosts-agent"
+export SLURM_CONF=/run/dtbench/${prefix}slurm/slurm.conf
+
+cat >"$work/matrix.json" <<'JSON'
+{"entries": [
+  {"group": "train", "ranks": 4, "model": "lenet5", "global_batch": 192, "epochs": 20,
+   "eval": false, "max_iters": 40, "sync": "allreduce", "backend": ["mpi", "gloo"]}
+]}
+JSON
+guard=(--quiet-wait-s 0 --noise-tries 1)
+for launcher in agent ssh; do
+  "$dtbench" run --hosts "$work/hosts-$launcher" --matrix "$work/matrix.json" \
+    --data-dir "$work/data" "${guard[@]}" --out "$work/r-$launcher" >"$work/$launcher.out" 2>&1
+  code=$?
+  cat "$work/$launcher.out"
+  check "$launcher: exit 0 ($code)" test $code -eq 0
+done
+"$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$work/r-srun" \
+  -o "$work/job.sh" -- "${guard[@]}" --launcher srun
+timeout 240 sbatch --wait "$work/job.sh" >"$work/sbatch.out" 2>&1
+code=$?
+cat "$work/sbatch.out" "$work"/r-srun/slurm-*.out
+check "srun: the job succeeded ($code)" test $code -eq 0
+
+# Per launcher and backend: threads of every rank, ranks sharing, own CPU against the ranks' CPU,
+# and the medians of the iteration and of forward + backward over iterations 1..39.
+summary() {
+  python3 - "$1" "$2" <<'PY'
+import json, statistics, sys
+record = json.load(open(sys.argv[1]))
+noise = json.load(open(sys.argv[2]))["noise"]
+it = record["iterations"]
+timed = slice(1, 40)
+compute = [f + b for f, b in zip(it["forward_s"][timed], it["backward_s"][timed])]
+ranks_cpu = sum(r["user_s"] + r["sys_s"] for r in record["ranks"])
+print(json.dumps({
+    "threads": sorted({r["threads"]["threads"] for r in record["ranks"]}),
+    "sharing": sorted({r["threads"]["ranks_sharing"] for r in record["ranks"]}),
+    "own_share": noise["own_cpu_s"] / ranks_cpu,
+    "iteration_s": statistics.median(it["total_s"][timed]),
+    "compute_s": statistics.median(compute)}))
+PY
+}
+for backend in mpi gloo; do
+  declare -A got=()
+  for launcher in agent ssh srun; do
+    dir=$(dirname "$(kept "$work/r-$launcher/experiments/train" result.json -path "*backend=$backend*")")
+    got[$launcher]=$(summary "$dir/result.json" "$dir/status.json")
+    echo "$backend, $launcher: ${got[$launcher]}"
+  done
+  for launcher in agent ssh srun; do
+    field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+    check "$backend, $launcher: one thread count, 4 ranks sharing the machine's cores" \
+      test "$(field "${got[$launcher]}" sharing)" == "[4]" -a \
+      "$(field "${got[$launcher]}" threads)" == "$(field "${got[agent]}" threads)"
+    check "$backend, $launcher: the ranks' CPU counted as the experiment's own" \
+      python3 -c 'import json,sys; sys.exit(json.loads(sys.argv[1])["own_share"] < 0.5)' "${got[$launcher]}"
+    for what in iteration_s compute_s; do
+      check "$backend, $launcher: $what within 1.5x of the agent's" python3 -c '
+import json, sys
+a, b = json.loads(sys.argv[1])[sys.argv[3]], json.loads(sys.argv[2])[sys.argv[3]]
+sys.exit(not (b <= 1.5 * a and a <= 1.5 * b))' "${got[agent]}" "${got[$launcher]}" $what
+    done
+  done
+done
+
+# The doctor inside an allocation: its compute probe under srun and under mpirun.
+scontrol show hostnames "${prefix}n[0-3]" | sed 's/$/ slots=1/' >"$work/hosts-slurm"
+timeout 240 salloc -N4 "$dtbench" doctor --hosts "$work/hosts-slurm" --data-dir "$work/data" \
+  --link-mb 1 >"$work/doctor.out" 2>&1
+code=$?
+cat "$work/doctor.out"
+check "doctor in an allocation: exit 0 ($code)" test $code -eq 0
+check "doctor: the compute probe under srun and under mpirun, not found apart" \
+  grep -q "^PASS  compute: srun and mpirun alike on all 4 hosts" "$work/doctor.out"
+exit $status
