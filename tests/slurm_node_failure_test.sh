@@ -24,7 +24,7 @@ cat >"$work/matrix.json" <<'JSON'
 {"defaults": {"ranks": 4, "model": "lenet5", "global_batch": 24, "eval": false,
               "sync": "allreduce"},
  "entries": [
-   {"group": "victim", "max_iters": 100000, "time_limit_s": 20},
+   {"group": "victim", "max_iters": 100000, "epochs": 10000, "time_limit_s": 20},
    {"group": "after", "max_iters": 5, "time_limit_s": 120}
  ]}
 JSON
