@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "comm/c10d_adapter.h"
 #include "common/error.h"
 #include "common/host.h"
 
@@ -85,7 +86,11 @@ class GlooCommunicator : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string backend() const override { return "gloo"; }
-  c10::intrusive_ptr<c10d::ProcessGroup> process_group() const { return pg_; }
+  // The DDP engine's group over these connections (made once: c10d_adapter.h).
+  c10::intrusive_ptr<c10d::ProcessGroup> process_group() {
+    if (!group_) group_ = reducer_process_group(store_, rank_, size_, pg_);
+    return group_;
+  }
   std::unique_ptr<Communicator> duplicate() override {
     // A second process group with its own connections, rendezvousing under its own prefix.
     auto prefixed =
@@ -168,6 +173,7 @@ class GlooCommunicator : public Communicator {
   bool local_;
   int duplicates_ = 0;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+  c10::intrusive_ptr<c10d::ProcessGroup> group_;
 };
 
 }  // namespace

@@ -22,7 +22,8 @@ std::unique_ptr<Communicator> make_gloo_communicator(const c10::intrusive_ptr<c1
                                                      int rank, int size,
                                                      std::chrono::milliseconds timeout, bool local);
 
-// The c10d::ProcessGroupGloo behind a Gloo communicator; undefined for any other backend.
+// The process group the DDP engine runs on over a Gloo communicator (c10d_adapter.h);
+// undefined for any other backend.
 c10::intrusive_ptr<c10d::ProcessGroup> gloo_process_group(Communicator& comm);
 
 }  // namespace dtbench

@@ -1,6 +1,5 @@
 #include "comm/launch.h"
 
-#include <c10/util/Logging.h>
 #include <fmt/format.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <cstring>
 
 #include "comm/backends.h"
+#include "comm/c10d_adapter.h"
 #include "comm/gloo_communicator.h"
 #include "comm/mpi_communicator.h"
 #include "comm/self_communicator.h"
@@ -66,15 +66,12 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
   store_options.numWorkers = size;
   store_options.waitWorkers = false;
   store_options.timeout = timeout;
+  complete_store_options(store_options);
   c10::intrusive_ptr<c10d::Store> store;
-  // c10d logs every failed bind and connect on stderr (glog) before it throws: the one line
-  // below says what matters.
-  const int loudness = FLAGS_minloglevel;
-  FLAGS_minloglevel = google::GLOG_FATAL;
   try {
+    const QuietC10dLogs quiet;  // the one line below says what matters
     store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
   } catch (const std::exception& e) {
-    FLAGS_minloglevel = loudness;
     const std::string why = first_line(e.what());
     if (why.find("Address already in use") != std::string::npos) {
       throw UserError(
@@ -84,7 +81,6 @@ std::unique_ptr<Communicator> connect_gloo(const LaunchOptions& o) {
     }
     throw CommError(fmt::format("gloo: rank {}: rendezvous at {} failed: {}", rank, master, why));
   }
-  FLAGS_minloglevel = loudness;
   bool local = host == "127.0.0.1" || host == "localhost";
   return make_gloo_communicator(store, rank, size, timeout, local);
 }

@@ -5,6 +5,7 @@
 // allreduce's training: the update is linear in the gradient. Payload per rank: S handed over and
 // S received every H steps, S / H per iteration on average.
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include "common/error.h"
 #include "sync/compression.h"
