@@ -27,12 +27,14 @@ RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
 REPORT_DIRS ?= $(patsubst %/run.json,%,$(wildcard results/*/run.json))
 REPORT    ?= report/build/group.pdf
 
-.PHONY: help setup setup-cluster configure build data test train bench report cluster-up cluster-down cluster-status \
+.PHONY: help setup setup-cluster setup-debian13 test-debian13 configure build data test train bench report cluster-up cluster-down cluster-status \
         format format-check tidy clean
 
 help:
 	@echo "make setup         install every dependency with apt-get (Debian 12)"
 	@echo "make setup-cluster ssh, Slurm and munge for the emulated cluster, no service started"
+	@echo "make test-debian13 the tests, smoke matrix and report in a Debian 13 root (debootstrap;"
+	@echo "                   make setup-debian13 installs it), DEBIAN13_ROOT=$(DEBIAN13_ROOT)"
 	@echo "make build         configure (Release) and build into $(BUILD_DIR)/"
 	@echo "make data          CIFAR-10 + MNIST official archives into DATA_DIR (now: $(DATA_DIR))"
 	@echo "make test          build and run every test (ctest)"
@@ -53,6 +55,16 @@ setup:
 
 setup-cluster:
 	$(SUDO) harness/install-without-starting.sh $(CLUSTER_PACKAGES)
+
+# The other stack, Debian 13's, in a root made with debootstrap (tools/debian13-root): the
+# README's test command inside it, then the smoke matrix and its report. DEBIAN13_ROOT is kept
+# and reused; its build and results go to build/debian13/ of this checkout.
+DEBIAN13_ROOT ?= /var/tmp/dtbench-debian13
+setup-debian13:
+	$(SUDO) apt-get install -y -q --no-install-recommends debootstrap
+
+test-debian13:
+	$(SUDO) tools/debian13-root $(DEBIAN13_ROOT) .ci/inside-debian13
 
 # CMAKE_ARGS=-DDTBENCH_TENSORS=OFF: only the dtbench program, without libtorch (to compare results).
 CMAKE_ARGS ?=

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -53,9 +54,9 @@ std::string slurm_conf_text(const ClusterSpec& spec, const std::string& dir) {
       "SlurmdPidFile={0}/slurmd.%n.pid\n"
       "SlurmdLogFile={0}/slurmd.%n.log\n"
       "TmpFS={0}/tmp.%n\n"
+      // No TaskPlugin or JobAcctGatherType: 22.05's defaults are task/none and
+      // jobacct_gather/none, and 24.11 has neither plugin but leaves both unset.
       "ProctrackType=proctrack/linuxproc\n"
-      "TaskPlugin=task/none\n"
-      "JobAcctGatherType=jobacct_gather/none\n"
       "SelectType=select/cons_tres\n"
       "SelectTypeParameters=CR_CPU\n"
       "SlurmdParameters=config_overrides\n"
@@ -69,6 +70,16 @@ std::string slurm_conf_text(const ClusterSpec& spec, const std::string& dir) {
   return text +
          fmt::format("PartitionName={}emu Nodes={}n[0-{}] Default=YES MaxTime=INFINITE State=UP\n",
                      spec.prefix, spec.prefix, spec.hosts - 1);
+}
+
+// What `slurmd -V` says ("slurm-wlm 22.05.8", "slurm 24.11.5"); "" when it cannot be run.
+std::string slurmd_version() {
+  std::string out;
+  try {
+    run_captured({"/usr/sbin/slurmd", "-V"}, &out);
+  } catch (const UserError&) {
+  }
+  return out;
 }
 
 bool munge_answers() {
@@ -117,6 +128,19 @@ bool slurm_is_set_up(const std::string& prefix) {
   return fs::exists(slurm_conf(prefix));
 }
 
+std::string cgroup_conf_text(const std::string& slurmd_version) {
+  // ip netns exec mounts a fresh sysfs without the cgroup file system. 23.11 and later can be
+  // told to leave cgroups alone; before, version 1 with linuxproc and no task plugin never
+  // touches them.
+  int major = 0, minor = 0;
+  const size_t digit = slurmd_version.find_first_of("0123456789");
+  if (digit != std::string::npos) {
+    std::sscanf(slurmd_version.c_str() + digit, "%d.%d", &major, &minor);
+  }
+  const bool can_disable = major > 23 || (major == 23 && minor >= 11);
+  return can_disable ? "CgroupPlugin=disabled\n" : "CgroupPlugin=cgroup/v1\n";
+}
+
 void start_slurm(const ClusterSpec& spec) {
   for (const char* daemon : {"/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged"}) {
     require(access(daemon, X_OK) == 0,
@@ -132,9 +156,7 @@ void start_slurm(const ClusterSpec& spec) {
     }
   }
   write_file_atomically(slurm_conf(spec.prefix), slurm_conf_text(spec, dir));
-  // ip netns exec mounts a fresh sysfs without the cgroup file system: version 1 with
-  // linuxproc and task/none never touches it.
-  write_file_atomically(dir + "/cgroup.conf", "CgroupPlugin=cgroup/v1\n");
+  write_file_atomically(dir + "/cgroup.conf", cgroup_conf_text(slurmd_version()));
   write_node_hosts(spec);
   nlohmann::json pids = nlohmann::json::object();
   if (!munge_answers()) {

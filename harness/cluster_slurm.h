@@ -20,6 +20,10 @@ void remove_slurm(const std::string& prefix);
 // The configuration's path: clients need SLURM_CONF set to it.
 std::string slurm_conf(const std::string& prefix);
 
+// cgroup.conf for the slurmd that `slurmd -V` names: Slurm 23.11 and later take
+// CgroupPlugin=disabled; 22.05 takes cgroup/v1, which it never mounts here.
+std::string cgroup_conf_text(const std::string& slurmd_version);
+
 // Whether start_slurm has run for this prefix.
 bool slurm_is_set_up(const std::string& prefix);
 

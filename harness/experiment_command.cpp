@@ -103,6 +103,9 @@ std::vector<size_t> hosts_for(int ranks, const HostsFile& hosts, int ranks_per_h
 
 namespace {
 
+// The OpenMPI dtbench was built against (CMake's FindMPI): 4 on Debian 12, 5 on Debian 13.
+constexpr int kOpenMpiMajor = DTBENCH_OPENMPI_MAJOR;
+
 // The MCA parameters every launch on these hosts takes, whichever launcher starts the ranks:
 // mpirun passes them as --mca, srun as OMPI_MCA_* in the ranks' environment. Without the first,
 // ranks on shared cores busy-poll (docs/harness.md).
@@ -111,7 +114,10 @@ std::vector<std::pair<std::string, std::string>> launch_mca(const HostsFile& hos
   if (hosts.emulated) {
     // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
     const std::string subnet = hosts.subnet + ".0/24";
-    mca.insert(mca.end(), {{"oob_tcp_if_include", subnet},
+    // OpenMPI 5's launcher (PRRTE) ignores a subnet there, with a warning: it takes names, the
+    // namespaces' interface and the bridge mpirun reaches them by.
+    const std::string daemons = kOpenMpiMajor >= 5 ? "eth0," + hosts.netns_prefix + "br0" : subnet;
+    mca.insert(mca.end(), {{"oob_tcp_if_include", daemons},
                            {"btl_tcp_if_include", subnet},
                            {"pml", "ob1"},
                            {"btl", "tcp,self"}});

@@ -20,9 +20,10 @@ bool contains(const std::vector<std::string>& lines, const std::string& what) {
   return false;
 }
 
-// "rank 3 exited with status 2" from the box's "Process name: [[2074,1],3]" and "Exit code: 2".
+// "rank 3 exited with status 2" from the box's "Process name: [[2074,1],3]" (OpenMPI 4's job id)
+// or "[prterun-vm-23528@1,3]" (5's PRRTE namespace) and "Exit code: 2".
 std::string exit_of(const std::vector<std::string>& box) {
-  static const std::regex process(R"(Process name:\s*\[\[\d+,\d+\],(\d+)\])");
+  static const std::regex process(R"(Process name:\s*\[(?:\[\d+,\d+\]|[^\],\[]+),(\d+)\])");
   static const std::regex code(R"(Exit code:\s*(-?\d+))");
   std::string rank = "?", status = "?";
   std::smatch m;
@@ -63,9 +64,18 @@ void MpirunNotices::close_box() {
     exit_line_ = exit_of(box_);
     return;
   }
+  // A paragraph a line: OpenMPI 5 wraps a sentence that 4 wrote on one line.
+  std::string paragraph;
   for (const auto& l : box_) {
-    if (!l.empty()) out_(l);
+    const size_t start = l.find_first_not_of(" \t");
+    if (start == std::string::npos) {
+      if (!paragraph.empty()) out_(paragraph);
+      paragraph.clear();
+    } else {
+      paragraph += paragraph.empty() ? l : " " + l.substr(start);
+    }
   }
+  if (!paragraph.empty()) out_(paragraph);
   others_spoke_ = true;
 }
 

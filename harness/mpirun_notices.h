@@ -5,7 +5,8 @@
 // already said why in one line; the boxes only repeat that it failed. This passes mpirun's
 // stderr on line by line, with those two boxes dropped (when nothing else was said, finish()
 // says in one line which rank exited with which code) and every other box kept, its rules
-// removed.
+// removed and each paragraph on one line. OpenMPI 5 (PRRTE's prterun) words them differently:
+// no "terminated normally" box, a namespace in the process name, sentences wrapped.
 #include <functional>
 #include <string>
 #include <vector>

@@ -1,4 +1,5 @@
-// OpenMPI 4.1's boxed notices after a failed rank, as mpirun prints them, shortened.
+// OpenMPI's boxed notices after a failed rank, as mpirun prints them (4.1's and 5.0's, whose
+// PRRTE words them differently), shortened.
 #include "mpirun_notices.h"
 
 #include <gmock/gmock.h>
@@ -60,6 +61,27 @@ TEST(MpirunNotices, OtherNoticesKeepTheirWordsWithoutTheRules) {
       shortened(killed + exit_boxes(1, 137)),
       ElementsAre("mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 "
                   "(Killed)."));
+}
+
+// OpenMPI 5.0: prterun's one box, the process named by its PRRTE namespace, and a notice
+// wrapped over two lines.
+TEST(MpirunNotices, OpenMpi5sNoticesAreReadAlike) {
+  const std::string exited = std::string(kRule) +
+                             "\nprterun detected that one or more processes exited with non-zero "
+                             "status,\nthus causing the job to be terminated. The first process "
+                             "to do so was:\n\n   Process name: [prterun-vm-23528@1,1]\n   Exit "
+                             "code:    2\n" +
+                             kRule + "\n";
+  EXPECT_THAT(shortened(exited), ElementsAre("mpirun: rank 1 exited with status 2"));
+  const std::string killed = std::string(kRule) +
+                             "\nprterun noticed that process rank 1 with PID 23637 on node vm "
+                             "exited on\nsignal 9 (Killed).\n" +
+                             kRule + "\n";
+  EXPECT_THAT(shortened(killed), ElementsAre("prterun noticed that process rank 1 with PID 23637 "
+                                             "on node vm exited on signal 9 (Killed)."));
+  EXPECT_EQ(failure_line(killed),
+            "prterun noticed that process rank 1 with PID 23637 on node vm exited on signal 9 "
+            "(Killed).");
 }
 
 TEST(MpirunNotices, ABoxLeftOpenIsPassedOnWhole) {

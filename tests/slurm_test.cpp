@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "cluster_slurm.h"
 #include "common/error.h"
 #include "common/slurm.h"
 #include "slurm_script.h"
@@ -133,6 +134,14 @@ TEST(SlurmScript, OneTaskPerNodeTheAllocationAsHostsAndDtbenchRunInside) {
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(), "--nodes 3: matrix smoke has an experiment of 4 ranks (one per node)");
   }
+}
+
+TEST(Slurm, TheCgroupPluginFollowsTheSlurmdVersion) {
+  // Debian 12's and Debian 13's slurmd -V.
+  EXPECT_EQ(cgroup_conf_text("slurm-wlm 22.05.8\n"), "CgroupPlugin=cgroup/v1\n");
+  EXPECT_EQ(cgroup_conf_text("slurm 24.11.5\n"), "CgroupPlugin=disabled\n");
+  EXPECT_EQ(cgroup_conf_text("slurm 23.11.0\n"), "CgroupPlugin=disabled\n");
+  EXPECT_EQ(cgroup_conf_text(""), "CgroupPlugin=cgroup/v1\n");
 }
 
 }  // namespace

@@ -52,7 +52,9 @@ nlohmann::json mpi_settings() {
     if (entry.rfind(prefix, 0) != 0 || eq == std::string::npos) continue;
     std::string name = entry.substr(prefix.size(), eq - prefix.size());
     bool bookkeeping = false;
-    for (const char* launcher : {"orte_", "ess", "pmix", "initial_wdir", "shmem_"})
+    // OpenMPI 4's ORTE and 5's PRRTE set these for their own bookkeeping, not as settings.
+    for (const char* launcher : {"orte_", "ess", "pmix", "initial_wdir", "shmem_", "PREFIXES",
+                                 "num_procs", "cpu_type", "mca_base_component_path"})
       bookkeeping = bookkeeping || name.rfind(launcher, 0) == 0;
     if (!bookkeeping) mca[name] = entry.substr(eq + 1);
   }
