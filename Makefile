@@ -5,7 +5,7 @@ JOBS      ?= $(shell nproc)
 
 # Every tool the project uses, from Debian 12's archive (make setup).
 PACKAGES := build-essential cmake ccache git ca-certificates curl xz-utils \
-  libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev \
+  libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev libgmock-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libssl-dev \
   pandoc texlive-latex-recommended texlive-fonts-recommended lmodern texlive-latex-extra \
   gnuplot-nox poppler-utils iproute2 clang-format clang-tidy python3-torch python3-numpy \

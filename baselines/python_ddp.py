@@ -31,6 +31,10 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
+# PyTorch 2.x's TCPStore serves through libuv unless told not to; Debian's torch is built without
+# it (1.13 ignores the variable).
+os.environ.setdefault("USE_LIBUV", "0")
+
 VGG_CFG = [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"]
 CIFAR_MEAN = np.array([125.3, 123.0, 113.9], dtype=np.float32) / 255
 CIFAR_STD = np.array([63.0, 62.1, 66.7], dtype=np.float32) / 255

@@ -28,13 +28,26 @@ class NullReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
+// Whether a run ended in SkipWithError: Google Benchmark 1.7 (Debian 12) says so in
+// error_occurred, 1.8 and later (Debian 13's 1.9) in skipped. The overload for the other
+// version's field drops out.
+template <typename Run>
+auto ended_in_error(const Run& run, int) -> decltype(bool(run.error_occurred)) {
+  return run.error_occurred;
+}
+template <typename Run>
+auto ended_in_error(const Run& run, long) -> decltype(bool(run.skipped)) {
+  using Skipped = decltype(run.skipped);
+  return run.skipped == Skipped::SkippedWithError;
+}
+
 // Counts benchmarks that ended in SkipWithError, then hands the runs on.
 class ErrorCounter : public benchmark::BenchmarkReporter {
  public:
   explicit ErrorCounter(benchmark::BenchmarkReporter* next) : next_(next) {}
   bool ReportContext(const Context& c) override { return next_->ReportContext(c); }
   void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& run : runs) errors_ += run.error_occurred ? 1 : 0;
+    for (const auto& run : runs) errors_ += ended_in_error(run, 0) ? 1 : 0;
     next_->ReportRuns(runs);
   }
   void Finalize() override { next_->Finalize(); }
@@ -77,8 +90,10 @@ Options parse_options(int* argc, char** argv, const char* program) {
       ->capture_default_str();
   app.add_option("--hosts", o.hosts, "The hosts file used (recorded in the context)");
   app.add_option("--data-dir", o.data_dir, "Datasets (bench_train)");
-  app.add_option("--threads", o.threads,
-                 "bench_train: intra-op threads per rank (0: this host's CPUs / its ranks)")
+  app.add_option(
+         "--threads", o.threads,
+         "bench_train: intra-op threads per rank (0: its cpuset's cores over the ranks that share "
+         "them)")
       ->check(non_negative());
   app.add_option("--trace", o.trace_dir,
                  "bench_train: write each benchmark's Chrome trace here, as <name>.json");

@@ -111,6 +111,12 @@ constexpr int kOpenMpiMajor = DTBENCH_OPENMPI_MAJOR;
 // ranks on shared cores busy-poll (docs/harness.md).
 std::vector<std::pair<std::string, std::string>> launch_mca(const HostsFile& hosts) {
   std::vector<std::pair<std::string, std::string>> mca = {{"mpi_yield_when_idle", "1"}};
+  const bool one_machine = std::all_of(
+      hosts.hosts.begin(), hosts.hosts.end(),
+      [](const HostEntry& h) { return h.name == "localhost" || h.name.rfind("127.", 0) == 0; });
+  // Ranks on one machine talk through shared memory; OpenMPI 5's TCP transport would still look
+  // for a route between them and warn on every rank when it finds none.
+  if (one_machine) mca.emplace_back("btl", "^tcp");
   if (hosts.emulated) {
     // Each namespace is a host of its own to OpenMPI: no shared memory, TCP on the bridge.
     const std::string subnet = hosts.subnet + ".0/24";

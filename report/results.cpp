@@ -168,10 +168,13 @@ Results load_results(const std::vector<std::string>& dirs, bool each_directory) 
         if (fs::exists(f.path() / "run.json")) inside.push_back(f.path().string());
       }
       std::sort(inside.begin(), inside.end());
-      require(inside.empty(),
-              fmt::format("{} is not a results directory but holds {}: name the ones to read, "
-                          "e.g. {}",
-                          d, inside.size(), inside.front()));
+      if (!inside.empty()) {
+        throw UserError(
+            fmt::format("{} is not a results directory but holds {}: name the ones to "
+                        "read, e.g. {}",
+                        d, inside.size(), inside.front()));
+      }
+      throw UserError(fmt::format("{} holds no results (no run.json): run `make bench` first", d));
     }
     nlohmann::json system, run;
     try {

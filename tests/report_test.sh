@@ -197,6 +197,13 @@ check "no experiments: exit 2 ($code): $(cat "$work/e.err")" test $code -eq 2 -a
 grep -q "no finished experiments in" "$work/e.err" || { echo "FAILED: no-experiments message"; status=1; }
 "$dtbench" report "$work/nowhere" -o "$work/e/group.pdf" >/dev/null 2>"$work/n.err"
 check "missing directory: exit 2 ($?)" grep -q "results directory $work/nowhere does not exist" "$work/n.err"
+# A folder that holds no results at all (empty, or only an empty experiments/): one line, exit 2.
+mkdir -p "$work/bare/experiments"
+"$dtbench" report "$work/bare" -o "$work/b/group.pdf" >/dev/null 2>"$work/b.err"
+code=$?
+check "a folder without results: exit 2 ($code), one line: $(cat "$work/b.err")" \
+  test $code -eq 2 -a "$(wc -l <"$work/b.err")" -eq 1
+grep -q "$work/bare holds no results (no run.json)" "$work/b.err" || { echo "FAILED: bare message"; status=1; }
 # A folder of results directories (as results/reference/) is not read as one run: one line
 # naming what it holds, exit 2, no report.
 archive=$(dirname "$local")

@@ -22,6 +22,10 @@ import numpy as np
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+
+# PyTorch 2.x's TCPStore serves through libuv unless told not to; Debian's torch is built without
+# it (1.13 ignores the variable).
+os.environ.setdefault("USE_LIBUV", "0")
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks, powerSGD_hook
 
 # LeNet-5's parameters and one more (84, 120): shapes PowerSGD compresses, shapes it does not,

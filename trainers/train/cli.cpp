@@ -130,7 +130,8 @@ void add_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--weight-decay", d.weight_decay,
                  "Weight decay (default: the model's: vgg11 1e-4, lenet5 0)")
       ->check(non_negative());
-  app.add_option("--threads", c.threads, "Intra-op threads (0: this host's CPUs / its ranks)")
+  app.add_option("--threads", c.threads,
+                 "Intra-op threads (0: its cpuset's cores over the ranks that share them)")
       ->capture_default_str()
       ->check(non_negative());
   app.add_option("--seed", c.seed, "Seed for initialisation, shuffling and augmentation")

@@ -21,12 +21,12 @@ void complete_store_options(c10d::TCPStoreOptions& options) {
   options.useLibUV = false;
 }
 
-QuietC10dLogs::QuietC10dLogs() : saved_(c10::FLAGS_caffe2_log_level) {
-  c10::FLAGS_caffe2_log_level = c10::GLOG_FATAL;
+QuietC10dLogs::QuietC10dLogs() : saved_(FLAGS_caffe2_log_level) {
+  FLAGS_caffe2_log_level = c10::GLOG_FATAL;
 }
 
 QuietC10dLogs::~QuietC10dLogs() {
-  c10::FLAGS_caffe2_log_level = saved_;
+  FLAGS_caffe2_log_level = saved_;
 }
 
 }  // namespace dtbench
