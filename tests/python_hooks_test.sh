@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# dtbench's fp16 and powersgd against PyTorch 1.13's own Python hooks (fp16_compress_hook,
-# powerSGD_hook): the same seeded gradients on 2 and 4 ranks, through the Python hook over
+# dtbench's fp16 and powersgd against PyTorch's own Python hooks (fp16_compress_hook,
+# powerSGD_hook; the stack's python3-torch, 1.13 or 2.6): the same seeded gradients on 2 and 4 ranks, through the Python hook over
 # PyTorch's Gloo and through dtbench's strategy over MPI and over Gloo, give the same aggregated
 # gradients within the stated tolerances, step by step (2 plain steps, then 3 compressed ones).
 # PowerSGD's rank is the number of ranks: 2 (Gram-Schmidt) and 4 (QR), as PyTorch chooses.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch 1.13's own DDP communication hooks (fp16_compress_hook, powerSGD_hook) on seeded
+"""PyTorch's own DDP communication hooks (the python3-torch of the stack: 1.13 or 2.6) (fp16_compress_hook, powerSGD_hook) on seeded
 gradients, as the reference for dtbench's fp16 and powersgd strategies (python_hooks_test.sh).
 
   reference: ddp_hooks_reference.py run --hook H --ranks N --dir D [--iterations T] [--rank-r R]

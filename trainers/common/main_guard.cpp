@@ -2,9 +2,11 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "common/error.h"
 
@@ -26,7 +28,13 @@ int guarded_main(const char* program, const std::function<int()>& body) {
   try {
     return body();
   } catch (const ArgumentError& e) {
-    if (launched_rank() == 0) fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
+    if (launched_rank() == 0) {
+      fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));
+    } else {
+      // OpenMPI 5's launcher ends the job at the first rank that exits with an error and can drop
+      // what rank 0 wrote but it has not yet forwarded: the silent ranks leave a moment later.
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
     return 2;
   } catch (const UserError& e) {
     fmt::print(stderr, "{}: error: {}\n", program, first_line(e.what()));

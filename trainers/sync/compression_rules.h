@@ -14,7 +14,7 @@ inline int64_t topk_count(double fraction, int64_t elements) {
                   static_cast<int64_t>(std::ceil(fraction * static_cast<double>(elements))));
 }
 
-// PowerSGD (PyTorch 1.13's powerSGD_hook, min_compression_rate 2): a gradient viewed as an n x m
+// PowerSGD (PyTorch's powerSGD_hook, min_compression_rate 2): a gradient viewed as an n x m
 // matrix is sent as two factors of rank r = min(n, m, rank) when those, (n + m) r elements, are
 // under half of its n m; otherwise as it is. r, or 0 for a gradient sent uncompressed.
 inline int64_t powersgd_compressed_rank(int64_t n, int64_t m, int64_t rank) {

@@ -1,7 +1,7 @@
-// fp16: as PyTorch 1.13's fp16_compress_hook, per bucket: cast to float16, divide by the world
-// size (mean; before the sum, so that it does not overflow), allreduce in float16, cast back.
-// Over MPI, which has no float16 sum, the Communicator sums halves with an operation of its
-// own (docs/communicators.md). Payload: half of allreduce's.
+// fp16: as PyTorch's fp16_compress_hook (1.13 and 2.6 alike), per bucket: cast to float16, divide
+// by the world size (mean; before the sum, so that it does not overflow), allreduce in float16,
+// cast back. Over MPI, which has no float16 sum, the Communicator sums halves with an operation of
+// its own (docs/communicators.md). Payload: half of allreduce's.
 #include "sync/compression.h"
 
 namespace dtbench {

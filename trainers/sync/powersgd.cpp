@@ -1,11 +1,11 @@
-// powersgd: as PyTorch 1.13's powerSGD_hook (torch/distributed/algorithms/ddp_comm_hooks), per
-// bucket, with its defaults: min_compression_rate 2, error feedback, warm start, no batching of
-// same-shaped tensors, orthogonalization epsilon 0, random seed 0. Until --powersgd-start a
-// plain allreduce of the bucket. Then each gradient viewed as an n x m matrix M is sent as two
-// rank-r factors: P = M Q is allreduced and orthogonalised, Q = M^T P is allreduced, and
-// M ~ P Q^T / world size. Gradients that would not shrink by half ((n + m) r * 2 >= n m: biases,
-// small layers) go uncompressed in one allreduce. What the approximation misses is added to the
-// bucket's next gradient (error feedback); Q starts from the previous step's (warm start).
+// powersgd: as PyTorch's powerSGD_hook (torch/distributed/algorithms/ddp_comm_hooks; 1.13 and 2.6
+// alike), per bucket, with its defaults: min_compression_rate 2, error feedback, warm start, no
+// batching of same-shaped tensors, orthogonalization epsilon 0, random seed 0. Until
+// --powersgd-start a plain allreduce of the bucket. Then each gradient viewed as an n x m matrix M
+// is sent as two rank-r factors: P = M Q is allreduced and orthogonalised, Q = M^T P is allreduced,
+// and M ~ P Q^T / world size. Gradients that would not shrink by half ((n + m) r * 2 >= n m:
+// biases, small layers) go uncompressed in one allreduce. What the approximation misses is added to
+// the bucket's next gradient (error feedback); Q starts from the previous step's (warm start).
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
