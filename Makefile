@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 DATA_DIR  ?= data
 JOBS      ?= $(shell nproc)
 
-# Every tool the project uses, from Debian 12's archive (make setup).
+# Every tool the project uses, from Debian 12's or 13's archive (make setup).
 PACKAGES := build-essential cmake ccache git ca-certificates curl xz-utils \
   libtorch-dev libopenmpi-dev openmpi-bin libgloo-dev libbenchmark-dev libgtest-dev libgmock-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libssl-dev \
@@ -31,7 +31,7 @@ REPORT    ?= report/build/group.pdf
         format format-check tidy clean
 
 help:
-	@echo "make setup         install every dependency with apt-get (Debian 12)"
+	@echo "make setup         install every dependency with apt-get (Debian 12 or 13)"
 	@echo "make setup-cluster ssh, Slurm and munge for the emulated cluster, no service started"
 	@echo "make test-debian13 the tests, smoke matrix and report in a Debian 13 root (debootstrap;"
 	@echo "                   make setup-debian13 installs it), DEBIAN13_ROOT=$(DEBIAN13_ROOT)"
