@@ -22,6 +22,21 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
+ScopedEnvironment::ScopedEnvironment(const std::vector<std::string>& read,
+                                     const std::map<std::string, std::string>& values)
+    : read_(read) {
+  for (const auto& name : read_) {
+    if (const char* old = std::getenv(name.c_str())) saved_[name] = old;
+    unsetenv(name.c_str());
+  }
+  for (const auto& [name, value] : values) setenv(name.c_str(), value.c_str(), 1);
+}
+
+ScopedEnvironment::~ScopedEnvironment() {
+  for (const auto& name : read_) unsetenv(name.c_str());
+  for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+}
+
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path, std::ios::binary);

@@ -2,6 +2,7 @@
 // Small datasets written in the official binary formats, for tests that must not touch the
 // network or the real data.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,21 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// Environment variables as a launcher would set them, for this object's lifetime: every name in
+// `read` starts unset, then `values` are set; all are restored afterwards.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const std::vector<std::string>& read,
+                    const std::map<std::string, std::string>& values);
+  ~ScopedEnvironment();
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::vector<std::string> read_;
+  std::map<std::string, std::string> saved_;
 };
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);

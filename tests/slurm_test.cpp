@@ -11,40 +11,26 @@
 #include "cluster_slurm.h"
 #include "common/error.h"
 #include "common/slurm.h"
+#include "fixtures.h"
 #include "slurm_script.h"
 #include "train/system_info.h"
 
 namespace dtbench {
 namespace {
 
-using testing::HasSubstr;
-using testing::Not;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Every variable the code reads.
-constexpr const char* kRead[] = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST",
-                                 "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS",
-                                 "PMIX_RANK",    "OMPI_COMM_WORLD_SIZE"};
+const std::vector<std::string> kRead = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST",
+                                        "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS",
+                                        "PMIX_RANK",    "OMPI_COMM_WORLD_SIZE"};
 
-// Sets the variables for the test's lifetime; every variable the code reads starts unset.
-class Environment {
+// Slurm's variables as it sets them, for the scope.
+class Environment : public testing::ScopedEnvironment {
  public:
-  explicit Environment(const std::map<std::string, std::string>& values) {
-    for (const char* name : kRead) {
-      const char* old = std::getenv(name);
-      if (old != nullptr) saved_[name] = old;
-      unsetenv(name);
-    }
-    for (const auto& [name, value] : values) setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~Environment() {
-    for (const char* name : kRead) unsetenv(name);
-    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
-  }
-  Environment(const Environment&) = delete;
-  Environment& operator=(const Environment&) = delete;
-
- private:
-  std::map<std::string, std::string> saved_;
+  explicit Environment(const std::map<std::string, std::string>& values)
+      : ScopedEnvironment(kRead, values) {}
 };
 
 std::string error_of(int world_size) {

@@ -11,37 +11,24 @@
 
 #include "common/thread_share.h"
 #include "doctor.h"
+#include "fixtures.h"
 
 namespace dtbench {
 namespace {
 
-using testing::HasSubstr;
-using testing::Not;
-using testing::SizeIs;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::SizeIs;
 
-constexpr const char* kRead[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_STEP_TASKS_PER_NODE",
-                                 "SLURM_NODEID", "PMIX_LOCAL_SIZE", "SLURM_CPUS_ON_NODE"};
+// Every variable the code reads, unset before each case sets its own.
+const std::vector<std::string> kRead = {"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_STEP_TASKS_PER_NODE",
+                                        "SLURM_NODEID", "PMIX_LOCAL_SIZE", "SLURM_CPUS_ON_NODE"};
 
-// Sets the variables for the test's lifetime; every variable the code reads starts unset.
-class Environment {
+// The launcher's variables as it sets them, for the scope.
+class Environment : public testing::ScopedEnvironment {
  public:
-  explicit Environment(const std::map<std::string, std::string>& values) {
-    for (const char* name : kRead) {
-      const char* old = std::getenv(name);
-      if (old != nullptr) saved_[name] = old;
-      unsetenv(name);
-    }
-    for (const auto& [name, value] : values) setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~Environment() {
-    for (const char* name : kRead) unsetenv(name);
-    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
-  }
-  Environment(const Environment&) = delete;
-  Environment& operator=(const Environment&) = delete;
-
- private:
-  std::map<std::string, std::string> saved_;
+  explicit Environment(const std::map<std::string, std::string>& values)
+      : ScopedEnvironment(kRead, values) {}
 };
 
 CpuPlace place(const std::string& machine, const std::string& cpuset, int cores) {
