@@ -4,38 +4,24 @@
 
 #include <cstdlib>
 
+#include "common/environment.h"
 #include "common/error.h"
 
 namespace dtbench {
-namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
-
-int env_number(const char* name) {
-  const std::string text = env(name);
-  char* end = nullptr;
-  const long n = std::strtol(text.c_str(), &end, 10);
-  return !text.empty() && *end == '\0' && n > 0 ? static_cast<int>(n) : 0;
-}
-
-}  // namespace
 
 std::optional<SlurmJob> slurm_job() {
   SlurmJob job;
-  job.job_id = env("SLURM_JOB_ID");
+  job.job_id = env_text("SLURM_JOB_ID");
   if (job.job_id.empty()) return std::nullopt;
-  job.nodelist = env("SLURM_JOB_NODELIST");
-  job.ntasks = env_number("SLURM_NTASKS");
-  job.step_tasks = env_number("SLURM_STEP_NUM_TASKS");
-  job.pmix = !env("PMIX_RANK").empty();
+  job.nodelist = env_text("SLURM_JOB_NODELIST");
+  job.ntasks = positive_count(env_text("SLURM_NTASKS"));
+  job.step_tasks = positive_count(env_text("SLURM_STEP_NUM_TASKS"));
+  job.pmix = !env_text("PMIX_RANK").empty();
   return job;
 }
 
 std::string launcher() {
-  if (!env("OMPI_COMM_WORLD_SIZE").empty()) return "mpirun";
+  if (!env_text("OMPI_COMM_WORLD_SIZE").empty()) return "mpirun";
   const auto job = slurm_job();
   return job && job->step_tasks > 0 && job->pmix ? "srun" : "none";
 }

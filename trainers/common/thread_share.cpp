@@ -8,19 +8,10 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/environment.h"
+
 namespace dtbench {
 namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
-
-int positive(const std::string& text) {
-  char* end = nullptr;
-  const long n = std::strtol(text.c_str(), &end, 10);
-  return !text.empty() && *end == '\0' && n > 0 ? static_cast<int>(n) : 0;
-}
 
 // The CPUs of the mask as a list of ranges, as /proc/PID/status's Cpus_allowed_list writes it.
 std::string cpu_list(const cpu_set_t& set) {
@@ -44,9 +35,10 @@ int tasks_on_node(const std::string& text, int node) {
     size_t end = text.find(',', at);
     const std::string part = text.substr(at, end == std::string::npos ? end : end - at);
     const size_t open = part.find("(x");
-    const int tasks = positive(part.substr(0, open));
-    const int repeat =
-        open == std::string::npos ? 1 : positive(part.substr(open + 2, part.size() - open - 3));
+    const int tasks = positive_count(part.substr(0, open));
+    const int repeat = open == std::string::npos
+                           ? 1
+                           : positive_count(part.substr(open + 2, part.size() - open - 3));
     if (tasks == 0 || repeat == 0) return 0;
     if (node < repeat) return tasks;
     node -= repeat;
@@ -75,22 +67,22 @@ CpuPlace cpu_place() {
     place.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
     place.cpuset = fmt::format("0-{}", place.cores - 1);
   }
-  place.slurm_cpus = positive(env("SLURM_CPUS_ON_NODE"));
+  place.slurm_cpus = positive_count(env_text("SLURM_CPUS_ON_NODE"));
   return place;
 }
 
 LauncherCount launcher_local_ranks() {
-  if (int n = positive(env("OMPI_COMM_WORLD_LOCAL_SIZE")); n > 0) {
+  if (int n = positive_count(env_text("OMPI_COMM_WORLD_LOCAL_SIZE")); n > 0) {
     return {n, "OMPI_COMM_WORLD_LOCAL_SIZE"};
   }
-  const std::string per_node = env("SLURM_STEP_TASKS_PER_NODE");
-  const std::string node = env("SLURM_NODEID");
+  const std::string per_node = env_text("SLURM_STEP_TASKS_PER_NODE");
+  const std::string node = env_text("SLURM_NODEID");
   if (!per_node.empty() && !node.empty()) {
     if (int n = tasks_on_node(per_node, std::atoi(node.c_str())); n > 0) {
       return {n, "SLURM_STEP_TASKS_PER_NODE"};
     }
   }
-  if (int n = positive(env("PMIX_LOCAL_SIZE")); n > 0) return {n, "PMIX_LOCAL_SIZE"};
+  if (int n = positive_count(env_text("PMIX_LOCAL_SIZE")); n > 0) return {n, "PMIX_LOCAL_SIZE"};
   return {};
 }
 
