@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "common/process.h"
+#include "common/software_stack.h"
 #include "train/system_info.h"
 
 namespace dtbench {
@@ -79,6 +80,8 @@ nlohmann::json describe_run_system(const HostsFile& hosts, const std::string& da
   system["nics"] = network_interfaces();
   system["openmpi"] = output_of({"mpirun", "--version"});
   system["packages"] = package_versions();
+  if (!system["slurm"].is_null()) system["slurm_version"] = output_of({"sinfo", "--version"});
+  system["stack"] = software_stack(system);
   return system;
 }
 

@@ -16,6 +16,7 @@
 #include "common/git_commit.h"
 #include "common/network_spec.h"
 #include "common/process.h"
+#include "common/software_stack.h"
 #include "report/diagnosis.h"
 #include "report/figures.h"
 #include "report/results.h"
@@ -86,7 +87,7 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
     for (const auto& h : j.value("hosts", nlohmann::json::array())) {
       hosts.push_back(fmt::format("{} ({} slots)", h.value("name", "?"), h.value("slots", 0)));
     }
-    const auto& packages = j.value("packages", nlohmann::json::object());
+    const auto stack = software_stack(j);
     text += fmt::format("### S{}: {}\n\n| | |\n|---|---|\n", k + 1, j.value("hostname", "?"));
     auto row = [&](const std::string& key, const std::string& value) {
       text += fmt::format("| {} | {} |\n", key, value);
@@ -94,11 +95,13 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
     row("CPU", fmt::format("{}, {} cores", text_of(j, "cpu_model"), text_of(j, "cores")));
     row("Memory", fmt::format("{:.1f} GiB", j.value("memory_bytes", 0.0) / (1 << 30)));
     row("OS, kernel", fmt::format("{}, {}", text_of(j, "os"), text_of(j, "kernel")));
-    row("Compiler", text_of(j, "compiler"));
+    row("Compiler", text_of(stack, "compiler"));
     row("libtorch",
-        fmt::format("{} (package {})", text_of(j, "libtorch"), text_of(packages, "libtorch-dev")));
-    row("OpenMPI", text_of(j, "openmpi"));
-    row("Gloo", fmt::format("package {}", text_of(packages, "libgloo-dev")));
+        fmt::format("{} (package {})", text_of(j, "libtorch"), text_of(stack, "libtorch")));
+    row("MPI", text_of(stack, "mpi"));
+    row("Gloo", fmt::format("package {}", text_of(stack, "gloo")));
+    row("Python DDP's PyTorch", fmt::format("package {}", text_of(stack, "python_torch")));
+    if (stack.contains("slurm")) row("Slurm", text_of(stack, "slurm"));
     row("Hosts", fmt::format("{}", fmt::join(hosts, ", ")));
     row("Network", network_of(j));
     row("Git commit", commits_of(s));

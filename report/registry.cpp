@@ -63,8 +63,8 @@ const std::vector<FigureSpec>& figure_registry() {
        "overlap (on the emulated cluster or a real one)", overlap_engines},
       {"fig16_cross_hardware", "Across systems",
        "How do the same measurements compare on "
-       "different machines?",
-       "any matrix, on two or more systems (e.g. CI runners)", cross_hardware},
+       "different machines, or on one machine with another software stack?",
+       "any matrix, on two or more systems (e.g. CI runners, Debian 12 and 13)", cross_hardware},
       {"fig17_compression", "Sending less: time and bytes",
        "Do the communication-efficient methods (fp16, PowerSGD, top-k, local SGD, hierarchical) "
        "make an "

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/network_spec.h"
+#include "common/software_stack.h"
 
 namespace dtbench {
 namespace {
@@ -25,19 +26,21 @@ nlohmann::json read_json(const fs::path& path) {
   }
 }
 
-// The emulated cluster's links are part of the system: results at 1 Gbit/s and with a
-// bottleneck host are not merged.
+// The software stack and the emulated cluster's links are part of the system: results of one
+// machine on Debian 12 and on Debian 13, or at 1 Gbit/s and with a bottleneck host, are not
+// merged.
 std::string label_of(const nlohmann::json& system) {
   std::string hosts = fs::path(system.value("hosts_file", "?")).filename().string();
   std::string label = fmt::format("{}: {} x{}, hosts {}", system.value("hostname", "?"),
                                   system.value("cpu_model", "?"), system.value("cores", 0), hosts);
   const auto spec = recorded_network(system);
-  if (!system.value("emulated_cluster", false) || !spec) return label;
-  label += fmt::format(", links {}", spec->rate);
-  if (spec->bottleneck_host >= 0) {
-    label += fmt::format(" (host {} at {})", spec->bottleneck_host, spec->bottleneck_rate);
+  if (system.value("emulated_cluster", false) && spec) {
+    label += fmt::format(", links {}", spec->rate);
+    if (spec->bottleneck_host >= 0) {
+      label += fmt::format(" (host {} at {})", spec->bottleneck_host, spec->bottleneck_rate);
+    }
   }
-  return label;
+  return label + "; " + stack_label(software_stack(system));
 }
 
 // Google Benchmark's JSON from bench_collectives -> rows. Names look like

@@ -61,6 +61,16 @@ check "no partial result left" test -z "$(find "$out" -name '*.partial')"
 check "system.json describes the machine" grep -q '"cpu_model"' "$out/system.json"
 check "system.json keeps the hosts file's stated rate" \
   grep -q '"stated_link_rate": "1gbit"' "$out/system.json"
+check "system.json names the stack: this machine's libtorch package and MPI, and the rest" \
+  python3 - "$out/system.json" <<'PY'
+import json, subprocess, sys
+stack = json.load(open(sys.argv[1]))["stack"]
+ask = lambda *argv: subprocess.run(argv, capture_output=True, text=True).stdout.split("\n")[0]
+libtorch = ask("dpkg-query", "-W", "-f=${Version}", "libtorch-dev")
+mpi = ask("mpirun", "--version").split()[-1]
+sys.exit(not (stack["libtorch"] == libtorch and stack["mpi"].endswith(" " + mpi)
+              and {"distribution", "compiler", "gloo", "python_torch"} <= set(stack)))
+PY
 check "run.json lists 4 experiments" test "$(grep -c '"dir":' "$out/run.json")" -eq 4
 check "every attempt's conditions recorded" \
   test "$(grep -l '"foreign_load"' "$out"/experiments/*/*/rep-1/status.json | wc -l)" -eq 4

@@ -22,6 +22,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/process.h"
+#include "common/software_stack.h"
 #include "experiment_command.h"
 #include "fixtures.h"
 #include "hosts_file.h"
@@ -670,9 +671,10 @@ TEST(ReportTable, CellsByColumnNameWhateverTheOrder) {
   }
 }
 
-// The emulated cluster's link rates are part of the system: the same sweep from a cluster at
-// 1 Gbit/s and from one with a bottleneck host makes two systems; the same cluster twice, one.
-TEST(ReportResults, EmulatedClustersWithOtherLinksAreOtherSystems) {
+// The emulated cluster's link rates and the software stack are part of the system: the same
+// sweep from a cluster at 1 Gbit/s and from one with a bottleneck host, or from one machine on
+// Debian 12's stack and on Debian 13's, makes two systems; the same cluster twice, one.
+TEST(ReportResults, EmulatedClustersWithOtherLinksOrStacksAreOtherSystems) {
   namespace fs = std::filesystem;
   TempDir dir;
   const fs::path root = dir.path();
@@ -680,7 +682,7 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksAreOtherSystems) {
   const std::string sweep = "experiments/collectives/backend=gloo,filter=_allreduce_,ranks=4";
   std::ifstream in(model / "system.json");
   const nlohmann::json system = nlohmann::json::parse(in);
-  for (const char* name : {"a", "b", "slow"}) {
+  for (const char* name : {"a", "b", "slow", "trixie"}) {
     fs::create_directories(root / name / sweep);
     fs::copy(model / sweep, root / name / sweep, fs::copy_options::recursive);
     fs::copy_file(model / "run.json", root / name / "run.json");
@@ -689,8 +691,23 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksAreOtherSystems) {
       s["network"]["spec"]["bottleneck_host"] = 3;
       s["network"]["spec"]["bottleneck_rate"] = "100mbit";
     }
+    if (std::string(name) == "trixie") {  // as the harness writes it now
+      s["stack"] = {{"distribution", "Debian GNU/Linux 13 (trixie)"},
+                    {"compiler", "g++ 14.2.0"},
+                    {"libtorch", "2.6.0+dfsg-7"},
+                    {"mpi", "Open MPI 5.0.7"},
+                    {"gloo", "0.0~git20231202.81925d1-3"},
+                    {"python_torch", "2.6.0+dfsg-7"}};
+    }
     std::ofstream(root / name / "system.json") << s.dump();
   }
+  // A directory made before system.json named its stack: the stack its packages make.
+  EXPECT_EQ(software_stack(system)["libtorch"], "1.13.1+dfsg-4");
+  EXPECT_EQ(software_stack(system)["mpi"], "Open MPI 4.1.4");
+  Results stacks = load_results({root / "a", root / "trixie"});
+  ASSERT_EQ(stacks.systems.size(), 2u);
+  EXPECT_THAT(stacks.systems[0].label, HasSubstr("libtorch 1.13.1, Open MPI 4.1.4"));
+  EXPECT_THAT(stacks.systems[1].label, HasSubstr("libtorch 2.6.0, Open MPI 5.0.7"));
   Results same = load_results({root / "a", root / "b"});
   ASSERT_EQ(same.systems.size(), 1u);
   EXPECT_THAT(same.systems[0].label, HasSubstr("hosts netns-4, links 1gbit"));
@@ -703,8 +720,10 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksAreOtherSystems) {
   // made on the same kind of machine.
   Results apart = load_results({root / "a", (root / "b").string() + "/"}, /*each_directory=*/true);
   ASSERT_EQ(apart.systems.size(), 2u);
-  EXPECT_THAT(apart.systems[0].label, HasSubstr("links 1gbit (a)"));
-  EXPECT_THAT(apart.systems[1].label, HasSubstr("links 1gbit (b)"));
+  EXPECT_THAT(apart.systems[0].label,
+              HasSubstr("links 1gbit; libtorch 1.13.1, Open MPI 4.1.4 (a)"));
+  EXPECT_THAT(apart.systems[1].label,
+              HasSubstr("links 1gbit; libtorch 1.13.1, Open MPI 4.1.4 (b)"));
 }
 
 TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {

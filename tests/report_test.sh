@@ -178,6 +178,24 @@ check "a real cluster: report built" test -s "$work/cluster-report/report.md"
 check "a real cluster: no shared cores claimed" \
   test "$(grep -c "share the same cores" "$work/cluster-report/report.md")" -eq 0
 
+# The same results on another software stack (as Debian 13's would record it): two systems, and
+# section 16 says that its ratios measure the stack.
+cp -r "$local" "$work/stack"
+"$py" - "$work/stack/system.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+system = json.load(open(path))
+system["stack"] = {"distribution": "Debian GNU/Linux 13 (trixie)", "compiler": "g++ 14.2.0",
+                   "libtorch": "2.6.0+dfsg-7", "mpi": "Open MPI 5.0.7", "gloo": "0.0~git-3",
+                   "python_torch": "2.6.0+dfsg-7"}
+json.dump(system, open(path, "w"))
+PY
+"$dtbench" report "$local" "$work/stack" -o "$work/stacks/group.pdf" >/dev/null 2>&1
+check "another stack: two systems" grep -q "^### S2: " "$work/stacks/report.md"
+check "another stack: section 16 says the ratios measure the stack" grep -q \
+  "S2 has S1's hardware (.*) and another software stack, libtorch 2.6.0, Open MPI 5.0.7 against S1's libtorch 1.13.1, Open MPI 4.1.4: its ratios measure the stack" \
+  "$work/stacks/report.md"
+
 # A corrupt result is named and skipped.
 cp -r "$local" "$work/corrupt"
 victim=$(kept "$work/corrupt/experiments/sync_methods" result.json -print -quit)

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/software_stack.h"
 #include "report/figures/common.h"
 #include "train/stats.h"
 
@@ -53,6 +54,27 @@ std::string ranking_agreement(const std::map<std::string, Repeated>& reference,
       "{} ranks the methods differently from S1: of {} pairs ordered out of the noise on both, "
       "{} swap ({}); {} pairs are within the noise on one or both.",
       name, pairs, swapped.size(), fmt::join(swapped, "; "), within_noise);
+}
+
+// What the ratios of another system to S1 measure: the same machine on another stack, or
+// another machine (on the same stack or another).
+std::string what_differs(const nlohmann::json& reference, const nlohmann::json& other,
+                         const std::string& name) {
+  auto machine = [](const nlohmann::json& s) {
+    return fmt::format("{}, {} x{}", s.value("hostname", "?"), s.value("cpu_model", "?"),
+                       s.value("cores", 0));
+  };
+  const std::string stack = stack_label(software_stack(other));
+  const std::string reference_stack = stack_label(software_stack(reference));
+  if (machine(reference) == machine(other)) {
+    if (stack == reference_stack) return "";
+    return fmt::format(
+        "{} has S1's hardware ({}) and another software stack, {} against S1's {}: its ratios "
+        "measure the stack.",
+        name, machine(other), stack, reference_stack);
+  }
+  return fmt::format("{} is another machine ({}; {}) than S1 ({}; {}).", name, machine(other),
+                     stack, machine(reference), reference_stack);
 }
 
 }  // namespace
@@ -117,6 +139,9 @@ FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>
                     short_number(r.min), short_number(r.max), short_number(r.median), r.n));
   }
   for (size_t k = 1; k < times.size(); ++k) {
+    const std::string differs =
+        what_differs(with_data[0]->system, with_data[k]->system, systems[k]);
+    if (!differs.empty()) f.sentences.push_back(differs);
     f.sentences.push_back(ranking_agreement(times[0], times[k], systems[k]));
   }
   return f;
