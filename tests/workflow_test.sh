@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The GitHub workflows (.github/workflows/*.yml) parse as YAML, every job has steps, and every
 # `make TARGET` they run names a target the Makefile has (checked with make -n, which runs
-# nothing).
-#   usage: workflow_test.sh SOURCE_DIR
+# nothing). And bench.yml's comparison job, its own commands, on artifacts laid out as
+# download-artifact lays them out: one runner's, and two (a Debian 12 and a Debian 13 stack).
+#   usage: workflow_test.sh SOURCE_DIR DTBENCH SMOKE_RESULTS
 set -uo pipefail
-source_dir=$1
+source_dir=$1 dtbench=$2 smoke=$3
 source "$(dirname "$0")/check.sh"
 
 # The make targets a workflow runs, one line; exit 1 when it is not YAML with jobs and steps.
@@ -45,5 +46,53 @@ for workflow in "$source_dir"/.github/workflows/*.yml; do
     make -n -C "$source_dir" "$target" REPORT_DIRS=x >/dev/null 2>"$work/make.err"
     check "$name: make $target exists" test $? -eq 0
   done
+done
+# The commands of a step of bench.yml's compare job, by name.
+step_run() {
+  /usr/bin/python3 - "$source_dir/.github/workflows/bench.yml" "$1" <<'PY'
+import sys, yaml
+steps = yaml.safe_load(open(sys.argv[1]))["jobs"]["compare"]["steps"]
+print(next(s["run"] for s in steps if s.get("name") == sys.argv[2]))
+PY
+}
+# `make report` as the compare step runs it, by the dtbench built here.
+make() {
+  local arg dirs="" out=""
+  for arg; do
+    case $arg in
+      REPORT_DIRS=*) dirs=${arg#REPORT_DIRS=} ;;
+      REPORT=*) out=${arg#REPORT=} ;;
+    esac
+  done
+  # shellcheck disable=SC2086 # the step's list of directories, split as make splits it
+  "$dtbench" report $dirs -o "$out"
+}
+# merge-multiple puts every artifact's files in one tree: results/NAME/ and reports/NAME/.
+for runners in 1 2; do
+  tree=$work/compare-$runners
+  mkdir -p "$tree/results/reference" "$tree/artifacts/results" "$tree/artifacts/reports"
+  cp -r "$source_dir"/results/reference/smoke-* "$tree/results/reference/"
+  names=(smoke-ubuntu-24.04-debian12 smoke-ubuntu-24.04-arm-debian13)
+  # Each runner a machine of its own name, the second on Debian 13's stack.
+  for name in "${names[@]:0:$runners}"; do
+    cp -r "$smoke" "$tree/artifacts/results/$name"
+    mkdir -p "$tree/artifacts/reports/$name" && touch "$tree/artifacts/reports/$name/group.pdf"
+    /usr/bin/python3 - "$tree/artifacts/results/$name/system.json" "$name" <<'PY'
+import json, sys
+system = json.load(open(sys.argv[1]))
+system["hostname"] = sys.argv[2]
+if sys.argv[2].endswith("debian13"):
+    system["stack"] = {"libtorch": "2.6.0+dfsg-7", "mpi": "Open MPI 5.0.7"}
+json.dump(system, open(sys.argv[1], "w"))
+PY
+  done
+  (cd "$tree" && set -e && eval "$(step_run collect)" && eval "$(step_run compare)") \
+    >"$work/compare-$runners.out" 2>&1
+  code=$?
+  check "compare, $runners runner(s): the job's own steps, exit 0 ($code)" test $code -eq 0
+  check "compare, $runners runner(s): the reference and each runner a system" \
+    test "$(grep -c '^### S[0-9]*: ' "$tree/report/build/report.md")" -eq $((runners + 1))
+  check "compare, $runners runner(s): section 16 says what S$((runners + 1)) differs in" \
+    grep -Eq "S$((runners + 1)) (is another machine|has S1's hardware)" "$tree/report/build/report.md"
 done
 exit $status
