@@ -30,7 +30,8 @@ class GlooRequest : public Request {
  public:
   // watch_completion: the work is a collective (c10d's AsyncWork), whose future Gloo's thread
   // completes; its callback notes the time (at once if already complete). Sends and receives
-  // have no future in c10d 1.13.
+  // are not watched on either stack: c10d 1.13's have no future (2.6's have one, left unused so
+  // that both stacks time them alike).
   GlooRequest(c10::intrusive_ptr<c10d::Work> work, std::vector<at::Tensor> keep_alive, int rank,
               bool watch_completion = false)
       : work_(std::move(work)), tensors_(std::move(keep_alive)), rank_(rank) {
@@ -139,8 +140,9 @@ class GlooCommunicator : public Communicator {
     wait_for(pg_->allgather(outputs, inputs), rank_);
   }
   void do_reduce_scatter(const at::Tensor& in, at::Tensor& out) override {
-    // ProcessGroupGloo 1.13 implements no reduce_scatter: allreduce a copy and keep this
-    // rank's chunk (docs/communicators.md states the extra traffic this costs).
+    // ProcessGroupGloo 1.13 implements no reduce_scatter (2.6 has one): on both stacks,
+    // allreduce a copy and keep this rank's chunk, so that the two move the same bytes
+    // (docs/communicators.md states the extra traffic this costs).
     at::Tensor all = in.clone();
     do_allreduce(all, ReduceOp::sum);
     out.copy_(per_rank_views(all, size_)[rank_]);
