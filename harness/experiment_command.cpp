@@ -8,6 +8,7 @@
 
 #include "cluster_ssh.h"
 #include "common/allocator.h"
+#include "common/environment.h"
 #include "noise.h"
 
 namespace dtbench {
@@ -132,10 +133,15 @@ std::vector<std::pair<std::string, std::string>> launch_mca(const HostsFile& hos
   return mca;
 }
 
-// The variables every rank needs, with those of the caller (the experiment's marker).
+// The variables every rank needs, with those of the caller (the experiment's marker). Gloo's
+// interface is the user's where they set it (a cluster with several networks: hosts/README.md),
+// since ssh starts the ranks without the harness's environment; the emulated cluster's is eth0.
 std::map<std::string, std::string> rank_variables(const HostsFile& hosts,
                                                   const std::map<std::string, std::string>& more) {
   std::map<std::string, std::string> vars = more;
+  if (const std::string ifname = env_text("GLOO_SOCKET_IFNAME"); !ifname.empty()) {
+    vars["GLOO_SOCKET_IFNAME"] = ifname;
+  }
   if (hosts.emulated) {
     vars["GLOO_SOCKET_IFNAME"] = "eth0";
     vars["DTBENCH_NETNS_PREFIX"] = hosts.netns_prefix;

@@ -560,6 +560,19 @@ TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSshInSlurmSrun) {
   EXPECT_EQ(env.at("DTBENCH_EXPERIMENT"), marker.at("DTBENCH_EXPERIMENT"));
   settings.launcher = "mpirun";
   EXPECT_EQ(launch_env(allocation, settings, marker).count("DTBENCH_EXPERIMENT"), 0);
+  {  // Gloo's interface, set by the user for a cluster of several networks: every rank's
+    testing::ScopedEnvironment gloo({"GLOO_SOCKET_IFNAME"}, {{"GLOO_SOCKET_IFNAME", "eth1"}});
+    EXPECT_THAT(launch_argv(3, allocation, settings, 0, marker),
+                Contains("GLOO_SOCKET_IFNAME=eth1"));
+    settings.launcher = "srun";
+    EXPECT_EQ(launch_env(allocation, settings, marker).at("GLOO_SOCKET_IFNAME"), "eth1");
+    settings.launcher = "mpirun";
+    // The emulated cluster's namespaces have eth0 only.
+    EXPECT_THAT(launch_argv(4, parse_hosts_file(cluster_hosts_file(spec), "agent"), settings, 0),
+                Contains("GLOO_SOCKET_IFNAME=eth0"));
+  }
+  EXPECT_THAT(launch_argv(3, allocation, settings, 0, marker),
+              Not(Contains(HasSubstr("GLOO_SOCKET_IFNAME"))));
   EXPECT_THAT(
       user_error([] { parse_hosts_file("#dtbench: emulated launch=rsh\nh slots=1\n", "h"); }),
       HasSubstr("bad emulated option 'launch=rsh'"));

@@ -21,6 +21,16 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return strategy.first + "_" + to_string(strategy.second) + "_" + std::to_string(ranks) + "ranks";
 }
 
+// The methods and modes offered over Gloo with this aggregate (c10d_ddp averages only): the
+// cases instantiated, so that none is skipped.
+std::vector<std::pair<std::string, SyncMode>> offered(Aggregate aggregate) {
+  std::vector<std::pair<std::string, SyncMode>> cases;
+  for (const auto& c : all_strategy_modes()) {
+    if (supports(c.first, "gloo", aggregate)) cases.push_back(c);
+  }
+  return cases;
+}
+
 class GlooStrategy : public ::testing::TestWithParam<Case> {
  protected:
   void expect_exact(Aggregate aggregate, const Shapes& shapes, double bucket_mb) {
@@ -28,7 +38,6 @@ class GlooStrategy : public ::testing::TestWithParam<Case> {
     // Named copies: a lambda may not capture structured bindings before C++20.
     const std::string name = strategy.first;
     const SyncMode mode = strategy.second;
-    if (!supports(name, "gloo", aggregate)) GTEST_SKIP() << "not offered";
     run_gloo_ranks(ranks, [&](Communicator& comm) {
       double error = strategy_error(comm, name, mode, aggregate, shapes, bucket_mb);
       EXPECT_GE(error, 0) << "rank " << comm.rank() << ": finish() misreported the step";
@@ -37,15 +46,21 @@ class GlooStrategy : public ::testing::TestWithParam<Case> {
   }
 };
 
+class GlooStrategySum : public GlooStrategy {};
+
 TEST_P(GlooStrategy, MeanOfAwkwardSizes) {
   expect_exact(Aggregate::mean, awkward_shapes(), 0.001);
 }
-TEST_P(GlooStrategy, SumOfAwkwardSizes) {
+TEST_P(GlooStrategySum, SumOfAwkwardSizes) {
   expect_exact(Aggregate::sum, awkward_shapes(), 0.001);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GlooStrategy,
-                         ::testing::Combine(::testing::ValuesIn(all_strategy_modes()),
+                         ::testing::Combine(::testing::ValuesIn(offered(Aggregate::mean)),
+                                            ::testing::Values(1, 2, 3, 4)),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(All, GlooStrategySum,
+                         ::testing::Combine(::testing::ValuesIn(offered(Aggregate::sum)),
                                             ::testing::Values(1, 2, 3, 4)),
                          case_name);
 
