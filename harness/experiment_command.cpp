@@ -139,12 +139,11 @@ std::vector<std::pair<std::string, std::string>> launch_mca(const HostsFile& hos
 std::map<std::string, std::string> rank_variables(const HostsFile& hosts,
                                                   const std::map<std::string, std::string>& more) {
   std::map<std::string, std::string> vars = more;
-  if (const std::string ifname = env_text("GLOO_SOCKET_IFNAME"); !ifname.empty()) {
-    vars["GLOO_SOCKET_IFNAME"] = ifname;
-  }
   if (hosts.emulated) {
     vars["GLOO_SOCKET_IFNAME"] = "eth0";
     vars["DTBENCH_NETNS_PREFIX"] = hosts.netns_prefix;
+  } else if (const std::string ifname = env_text("GLOO_SOCKET_IFNAME"); !ifname.empty()) {
+    vars["GLOO_SOCKET_IFNAME"] = ifname;
   }
   return vars;
 }

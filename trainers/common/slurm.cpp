@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
-
 #include "common/environment.h"
 #include "common/error.h"
 
