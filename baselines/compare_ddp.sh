@@ -8,7 +8,7 @@
 #   THREADS = this machine's CPUs / 4 (at least 1) intra-op threads per rank on both sides.
 # Environment: DATA_DIR (default data), BUILD (default build), OUT (default
 # $BUILD/ddp-compare/<hosts file name>); PYTHON_KEEP_FREED=1 adds a row: Python DDP run with
-# the malloc settings dtbench's trainers make for themselves (trainers/common/allocator.h).
+# the malloc settings dtbench's trainers make for themselves (core/common/allocator.h).
 # Prints every round's mean of iterations 1..39 and the
 # ratios to Python DDP; the JSON files stay in OUT.
 set -euo pipefail

@@ -20,10 +20,10 @@
 
 #include "benchmark_main.h"
 #include "collectives/collective.h"
-#include "comm/mpi_check.h"
 #include "comm/text.h"
 #include "common/host.h"
 #include "common/machine_cpu.h"
+#include "common/mpi_check.h"
 #include "common/units.h"
 
 namespace dtbench::bench {

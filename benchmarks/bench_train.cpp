@@ -15,13 +15,13 @@
 #include <regex>
 
 #include "benchmark_main.h"
+#include "catalogue/datasets.h"
+#include "catalogue/methods.h"
+#include "catalogue/models.h"
 #include "common/error.h"
 #include "common/rng.h"
-#include "data/datasets.h"
-#include "models/models.h"
-#include "sync/methods.h"
-#include "train/config.h"
-#include "train/record.h"
+#include "record/config.h"
+#include "record/record.h"
 #include "train/trainer.h"
 
 namespace dtbench::bench {

@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 #include <cstring>
 
-#include "comm/mpi_check.h"
 #include "comm/mpi_communicator.h"
 #include "common/allocator.h"
 #include "common/cli_numbers.h"
@@ -16,7 +15,8 @@
 #include "common/fault_plan.h"
 #include "common/git_commit.h"
 #include "common/main_guard.h"
-#include "train/system_info.h"
+#include "common/mpi_check.h"
+#include "record/system_info.h"
 
 namespace dtbench::bench {
 namespace {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "catalogue/datasets.h"
 #include "cluster.h"
 #include "cluster_slurm.h"
 #include "cluster_ssh.h"
@@ -19,7 +20,6 @@
 #include "common/fault_plan.h"
 #include "common/files.h"
 #include "common/main_guard.h"
-#include "data/datasets.h"
 #include "report/document.h"
 #include "report/predict.h"
 #include "report/what_if.h"
@@ -110,50 +110,43 @@ void add_report(CLI::App& app, ReportOptions& o) {
                    "compare a run with a reference made on the same kind of machine)");
 }
 
-struct PredictOptions {
-  std::vector<std::string> dirs;
-  bool what_if = false;
-  WhatIfOptions scenario;
-};
-
-void add_predict(CLI::App& app, PredictOptions& o) {
+void add_predict(CLI::App& app, std::vector<std::string>& dirs) {
   auto* predict = app.add_subcommand(
-      "predict",
-      "The cost model against results (each experiment predicted, with its error), "
-      "or --what-if on clusters not here");
-  predict->add_option("dirs", o.dirs, "Results directories (each predicted on its own)");
-  predict->add_flag("--what-if", o.what_if,
-                    "Predict scaling efficiency per method on 2..--ranks ranks at each --gbit");
-  auto& w = o.scenario;
-  predict
+      "predict", "The cost model against results: each experiment predicted, with its error");
+  predict->add_option("dirs", dirs, "Results directories (each predicted on its own)")->required();
+}
+
+void add_what_if(CLI::App& app, WhatIfOptions& w) {
+  auto* what_if = app.add_subcommand(
+      "what-if",
+      "The cost model on clusters not here: each method's scaling efficiency on 2 to "
+      "--ranks ranks at each --gbit");
+  what_if
       ->add_option("--model", w.model,
-                   "vgg11, lenet5, resnet50, bert-base, or a parameter list file (--what-if)")
+                   "vgg11, lenet5, resnet50, bert-base, or a parameter list file")
       ->capture_default_str();
-  predict->add_option("--ranks", w.max_ranks, "The most ranks (--what-if)")->capture_default_str();
-  predict->add_option("--gbit", w.gbits, "Link rates in Gbit/s (--what-if)")
+  what_if->add_option("--ranks", w.max_ranks, "The most ranks")->capture_default_str();
+  what_if->add_option("--gbit", w.gbits, "Link rates in Gbit/s")
       ->delimiter(',')
       ->capture_default_str();
-  predict->add_option("--latency-us", w.latency_us, "Link latency (--what-if)")
-      ->capture_default_str();
-  predict->add_option("--profile", w.profile_dir,
+  what_if->add_option("--latency-us", w.latency_us, "Link latency")->capture_default_str();
+  what_if->add_option("--profile", w.profile_dir,
                       "Results with traced blocking runs of the model: its measured compute "
                       "(vgg11: the committed emulated-cluster results by default)");
-  predict->add_option("--forward-s", w.forward_s, "One rank's forward, seconds (--what-if)");
-  predict->add_option("--backward-s", w.backward_s, "One rank's backward, seconds (--what-if)");
-  predict->add_option("--optimizer-s", w.optimizer_s, "One rank's optimizer step (--what-if)");
-  predict->add_option("--compute-scale", w.compute_scale,
-                      "--what-if: compute = --scale-from's measured forward and backward times "
-                      "this (e.g. the ratio of multiply-adds per batch)");
-  predict->add_option("--scale-from", w.scale_from, "The measured model --compute-scale scales")
+  what_if->add_option("--forward-s", w.forward_s, "One rank's forward, seconds");
+  what_if->add_option("--backward-s", w.backward_s, "One rank's backward, seconds");
+  what_if->add_option("--optimizer-s", w.optimizer_s, "One rank's optimizer step, seconds");
+  what_if->add_option("--compute-scale", w.compute_scale,
+                      "Compute = --scale-from's measured forward and backward times this (e.g. "
+                      "the ratio of multiply-adds per batch)");
+  what_if->add_option("--scale-from", w.scale_from, "The measured model --compute-scale scales")
       ->capture_default_str();
-  predict->add_option("-o,--output", w.output, "--what-if: draw the figure into this PDF");
+  what_if->add_option("-o,--output", w.output, "Draw the figure into this PDF");
 }
 
 // Each directory on its own: its network and compute are the model's inputs.
-int predict_command(const PredictOptions& o) {
-  if (o.what_if) return what_if_command(o.scenario);
-  require(!o.dirs.empty(), "dtbench predict needs a results directory (or --what-if)");
-  for (const auto& dir : o.dirs) {
+int predict_command(const std::vector<std::string>& dirs) {
+  for (const auto& dir : dirs) {
     Results results = load_results({dir});
     for (const auto& w : results.warnings) fmt::print(stderr, "dtbench predict: {}\n", w);
     for (const auto& system : results.systems) {
@@ -309,12 +302,14 @@ int main(int argc, char** argv) {
     ReportOptions report;
     report.report_dir = DTBENCH_SOURCE_DIR "/report";
     add_report(app, report);
-    PredictOptions predict_options;
-    predict_options.scenario.shapes_dir = DTBENCH_SOURCE_DIR "/model/shapes";
-    predict_options.scenario.figures_dir = DTBENCH_SOURCE_DIR "/report/figures";
-    predict_options.scenario.default_profile_dir =
+    std::vector<std::string> predict_dirs;
+    WhatIfOptions what_if;
+    what_if.shapes_dir = DTBENCH_SOURCE_DIR "/model/shapes";
+    what_if.figures_dir = DTBENCH_SOURCE_DIR "/report/figures";
+    what_if.default_profile_dir =
         DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-xeon-vm";
-    add_predict(app, predict_options);
+    add_predict(app, predict_dirs);
+    add_what_if(app, what_if);
     DoctorOptions doctor;
     add_doctor(app, run, doctor);
     SlurmScriptOptions script;
@@ -343,7 +338,8 @@ int main(int argc, char** argv) {
       fmt::print("dtbench report: {} figures; {}\n", figures, report.output);
       return 0;
     }
-    if (app.got_subcommand("predict")) return predict_command(predict_options);
+    if (app.got_subcommand("predict")) return predict_command(predict_dirs);
+    if (app.got_subcommand("what-if")) return what_if_command(what_if);
     return cluster_command(*app.get_subcommand("cluster"), spec, cluster_args);
   });
 }

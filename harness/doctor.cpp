@@ -12,29 +12,24 @@
 #include <set>
 #include <sstream>
 
+#include "catalogue/datasets.h"
 #include "cluster.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/git_commit.h"
 #include "common/host.h"
+#include "common/links.h"
 #include "common/process.h"
 #include "common/text.h"
-#include "data/datasets.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kSlow = 0.7;  // a link below 70% of the reference is slow
-
 double median(const std::vector<double>& v) {
   return percentile(v, 50);
-}
-
-std::string mb_per_s(double bytes_per_s) {
-  return fmt::format("{:.1f} MB/s", bytes_per_s / 1e6);
 }
 
 // A scratch directory removed when it goes out of scope.
@@ -115,16 +110,10 @@ ProbeRun run_probe(const HostsFile& hosts, int ranks, const CommandSettings& set
   return run;
 }
 
-// The rate the hosts file's cluster states for every link, in bytes/s (0: none stated).
-std::pair<double, std::string> stated_rate(const HostsFile& hosts) {
-  if (!hosts.emulated && !hosts.link_rate.empty()) {
-    return {parse_rate(hosts.link_rate) / 8,
-            fmt::format("the hosts file's stated {}", hosts.link_rate)};
-  }
-  if (!hosts.emulated) return {0, "the fastest link seen"};
-  const ClusterSpec spec = current_cluster(hosts.netns_prefix);
-  if (spec.rate.empty() || spec.rate == "none") return {0, "the fastest link seen"};
-  return {parse_rate(spec.rate) / 8, fmt::format("the cluster's stated {}", spec.rate)};
+// The rate the hosts file's cluster states for its links, as TCP payload (0: none stated).
+StatedRate stated_by(const HostsFile& hosts) {
+  if (!hosts.emulated) return stated_rate(std::nullopt, hosts.link_rate);
+  return stated_rate(current_cluster(hosts.netns_prefix), "");
 }
 
 }  // namespace
@@ -185,55 +174,40 @@ std::vector<Finding> judge_hosts(const HostIdentity& here, const std::vector<std
 }
 
 std::vector<Finding> judge_links(const std::vector<std::string>& names,
-                                 const std::vector<LinkRate>& links, double stated,
+                                 const std::vector<MeasuredLink>& links, double stated,
                                  const std::string& stated_what) {
   if (links.empty()) return {{"PASS", "links: one host, none to measure"}};
-  double fastest = 0;
-  for (const auto& l : links) fastest = std::max(fastest, l.bytes_per_s);
-  const double reference = stated > 0 ? stated : fastest;
+  const SlowHosts slow = slow_hosts(static_cast<int>(names.size()), links, stated);
+  const double reference = slow.reference;
   const std::string ref = fmt::format("{}, {}", mb_per_s(reference), stated_what);
-  std::vector<std::vector<double>> touching(names.size());
-  for (const auto& l : links) {
-    touching[l.from].push_back(l.bytes_per_s / reference);
-    touching[l.to].push_back(l.bytes_per_s / reference);
-  }
-  std::vector<double> host_ratio(names.size());
-  std::set<int> slow_hosts;
-  for (size_t h = 0; h < names.size(); ++h) {
-    host_ratio[h] = median(touching[h]);
-    if (host_ratio[h] < kSlow) slow_hosts.insert(static_cast<int>(h));
-  }
   std::vector<Finding> out;
-  if (slow_hosts.size() == names.size()) {
+  if (slow.all()) {
     std::vector<double> all(links.size());
     std::transform(links.begin(), links.end(), all.begin(),
-                   [](const LinkRate& l) { return l.bytes_per_s; });
+                   [](const MeasuredLink& l) { return l.bytes_per_s; });
     out.push_back({"WARN", fmt::format("links: every host's links are slow: median {}, {:.0f}% of "
                                        "{}",
                                        mb_per_s(median(all)), 100 * median(all) / reference, ref)});
     return out;
   }
-  std::vector<double> others;
-  for (size_t h = 0; h < names.size(); ++h) {
-    if (slow_hosts.count(static_cast<int>(h)) == 0) others.push_back(host_ratio[h]);
-  }
-  for (int h : slow_hosts) {
-    out.push_back({"WARN", fmt::format("links: {} is slow: its links at {} (median), {:.0f}% of "
+  const auto is_slow_host = [&slow](int h) {
+    return std::find(slow.slow.begin(), slow.slow.end(), h) != slow.slow.end();
+  };
+  for (int h : slow.slow) {
+    const double share = slow.host_share[static_cast<size_t>(h)];
+    out.push_back({"WARN", fmt::format("links: {} is slow: its links at {} at most, {:.0f}% of "
                                        "{}; the other hosts' {:.0f}%",
-                                       names[h], mb_per_s(host_ratio[h] * reference),
-                                       100 * host_ratio[h], ref, 100 * median(others))});
+                                       names[static_cast<size_t>(h)], mb_per_s(share * reference),
+                                       100 * share, ref, 100 * slow.others_share())});
   }
   for (const auto& l : links) {
-    if (l.bytes_per_s >= kSlow * reference || slow_hosts.count(l.from) > 0 ||
-        slow_hosts.count(l.to) > 0) {
-      continue;
-    }
+    if (!is_slow(l.bytes_per_s, reference) || is_slow_host(l.a) || is_slow_host(l.b)) continue;
     out.push_back(
-        {"WARN", fmt::format("links: {} -> {} at {}, {:.0f}% of {}", names[l.from], names[l.to],
+        {"WARN", fmt::format("links: {} -> {} at {}, {:.0f}% of {}", names[l.a], names[l.b],
                              mb_per_s(l.bytes_per_s), 100 * l.bytes_per_s / reference, ref)});
   }
   if (out.empty()) {
-    double slowest = fastest;
+    double slowest = reference;
     for (const auto& l : links) slowest = std::min(slowest, l.bytes_per_s);
     out.push_back({"PASS", fmt::format("links: {} directions between {} hosts, the slowest at {} "
                                        "({:.0f}% of {})",
@@ -371,7 +345,7 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
   for (auto& f : judge_hosts(here, names, answers)) out.push_back(std::move(f));
   if (options.link_mb <= 0 || names.size() != hosts.hosts.size()) return out;
   const int n = static_cast<int>(hosts.hosts.size());
-  std::vector<LinkRate> links;
+  std::vector<MeasuredLink> links;
   if (n > 1) {
     const std::string dir = scratch.path() + "/links";
     fs::create_directories(dir);
@@ -397,8 +371,11 @@ std::vector<Finding> examine_hosts(const HostsFile& hosts, const CommandSettings
       links.push_back({l["from"].get<int>(), l["to"].get<int>(), l["bytes_per_s"].get<double>()});
     }
   }
-  const auto [stated, what] = stated_rate(hosts);
-  for (auto& f : judge_links(names, links, stated, what)) out.push_back(std::move(f));
+  const StatedRate stated = stated_by(hosts);
+  for (auto& f : judge_links(names, links, stated.link_bytes_per_s,
+                             stated.source.empty() ? "the fastest link seen" : stated.source)) {
+    out.push_back(std::move(f));
+  }
   for (auto& f : examine_compute(hosts, names, settings, options, scratch.path())) {
     out.push_back(std::move(f));
   }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/links.h"
 #include "common/thread_share.h"
 #include "experiment_command.h"
 #include "hosts_file.h"
@@ -38,21 +39,17 @@ struct HostIdentity {
 nlohmann::json host_identity(const std::string& data_dir);
 
 // One direction of one link: from -> to (indices of the hosts file's hosts).
-struct LinkRate {
-  int from = 0;
-  int to = 0;
-  double bytes_per_s = 0;
-};
 
 // Builds and data of every host (named as the hosts file names them) against this machine's.
 std::vector<Finding> judge_hosts(const HostIdentity& here, const std::vector<std::string>& names,
                                  const std::vector<HostIdentity>& hosts);
 
-// The links against `stated` bytes/s (0: the fastest seen), described by `stated_what`
-// ("the cluster's 1gbit"). A host whose links are slow while the others' are not is named;
-// otherwise each slow link is.
+// The links measured one way each (a -> b) against `stated` bytes/s of payload (0: the fastest
+// seen), described by `stated_what` ("the emulated cluster's 1gbit"), by the rule of
+// common/links.h: a host whose links are all slow while the others' are not is named; otherwise
+// each slow link is.
 std::vector<Finding> judge_links(const std::vector<std::string>& names,
-                                 const std::vector<LinkRate>& links, double stated,
+                                 const std::vector<MeasuredLink>& links, double stated,
                                  const std::string& stated_what);
 
 // A TCP connection that one host could not open to another's listener (indices of the hosts

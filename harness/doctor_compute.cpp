@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "doctor.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 namespace {

@@ -129,6 +129,13 @@ std::vector<std::pair<std::string, std::string>> launch_mca(const HostsFile& hos
                            {"btl_tcp_if_include", subnet},
                            {"pml", "ob1"},
                            {"btl", "tcp,self"}});
+  } else {
+    // The user's choice of MPI's interfaces (a cluster of several networks: hosts/README.md),
+    // given on the command line so that the daemons ssh starts and the record see it.
+    for (const char* name : {"btl_tcp_if_include", "oob_tcp_if_include"}) {
+      const std::string value = env_text((std::string("OMPI_MCA_") + name).c_str());
+      if (!value.empty()) mca.emplace_back(name, value);
+    }
   }
   return mca;
 }

@@ -9,11 +9,11 @@
 #include <regex>
 #include <set>
 
-#include "comm/backends.h"
+#include "catalogue/backends.h"
 #include "common/error.h"
 #include "common/registry.h"
-#include "train/cli.h"
-#include "train/config.h"
+#include "record/cli.h"
+#include "record/config.h"
 
 namespace dtbench {
 namespace {

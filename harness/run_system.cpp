@@ -6,7 +6,7 @@
 
 #include "common/process.h"
 #include "common/software_stack.h"
-#include "train/system_info.h"
+#include "record/system_info.h"
 
 namespace dtbench {
 namespace {

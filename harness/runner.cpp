@@ -12,6 +12,8 @@
 #include <optional>
 #include <set>
 
+#include "catalogue/datasets.h"
+#include "catalogue/models.h"
 #include "cluster.h"
 #include "common/error.h"
 #include "common/files.h"
@@ -19,19 +21,17 @@
 #include "common/ports.h"
 #include "common/process.h"
 #include "common/slurm.h"
-#include "data/datasets.h"
 #include "experiment_command.h"
 #include "hosts_file.h"
 #include "matrix.h"
-#include "models/models.h"
 #include "mpirun_notices.h"
 #include "progress.h"
+#include "record/config.h"
+#include "record/record.h"
+#include "record/resource_usage.h"
+#include "record/start_facts.h"
 #include "run_system.h"
-#include "train/config.h"
-#include "train/rank_stats.h"
-#include "train/record.h"
-#include "train/resource_usage.h"
-#include "train/start_facts.h"
+#include "stats/rank_stats.h"
 
 namespace dtbench {
 namespace {

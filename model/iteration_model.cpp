@@ -7,8 +7,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "sync/compression_rules.h"
-#include "sync/methods.h"
+#include "catalogue/compression_rules.h"
+#include "catalogue/methods.h"
 
 namespace dtbench::model {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "catalogue/methods.h"
 #include "model/cost_model.h"
-#include "sync/methods.h"
 
 namespace dtbench::model {
 

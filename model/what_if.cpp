@@ -1,5 +1,7 @@
 #include "model/what_if.h"
 
+#include "common/links.h"
+
 namespace dtbench::model {
 
 const std::vector<std::string>& what_if_methods() {
@@ -26,7 +28,7 @@ std::vector<double> ready_by_bytes(const std::vector<double>& tensor_bytes, doub
 }
 
 Link tcp_link(double gbit, double latency_s) {
-  return {latency_s, gbit * 1e9 / 8 * 1448.0 / 1514.0};
+  return {latency_s, payload_bytes_per_s(gbit * 1e9)};
 }
 
 std::vector<ScalingPoint> what_if(const Scenario& s) {

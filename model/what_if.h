@@ -39,8 +39,8 @@ std::vector<ScalingPoint> what_if(const Scenario& scenario);
 // to the first, each after a share of backward equal to its share of the bytes.
 std::vector<double> ready_by_bytes(const std::vector<double>& tensor_bytes, double backward_s);
 
-// A link of `gbit` Gbit/s carrying TCP over Ethernet (1448 bytes of payload in each 1514-byte
-// frame) with this latency.
+// A link of `gbit` Gbit/s carrying TCP (payload_bytes_per_s() of common/links.h) with this
+// latency.
 Link tcp_link(double gbit, double latency_s);
 
 }  // namespace dtbench::model

@@ -7,14 +7,14 @@
 #include <map>
 #include <set>
 
+#include "record/start_facts.h"
 #include "report/link_efficiency.h"
 #include "report/overlap.h"
 #include "report/predict.h"
 #include "report/select.h"
 #include "report/stragglers.h"
 #include "report/trace_facts.h"
-#include "train/rank_stats.h"
-#include "train/start_facts.h"
+#include "stats/rank_stats.h"
 
 namespace dtbench {
 namespace {

@@ -8,7 +8,7 @@
 #include "common/network_spec.h"
 #include "report/model_inputs.h"
 #include "report/table.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 namespace {
@@ -36,7 +36,7 @@ std::vector<LinkEfficiency> link_efficiency(const SystemResults& s) {
     e.ranks = key.second;
     e.bytes = c->bytes;
     e.busbw = c->busbw;
-    e.rate = stated.bytes_per_s;
+    e.rate = stated.slowest_bytes_per_s;
     e.rate_source = stated.source;
     const LinkEstimate link = fitted_link(s, e.backend, e.ranks, 0);
     if (link.found) e.n_half_bytes = link.link.latency_s * e.ranks * link.link.bytes_per_s;
@@ -63,11 +63,11 @@ std::string link_efficiency_text(const LinkEfficiency& e) {
       fmt::format("{} allreduce on {} ranks at {:.1f} MiB: busbw {:.1f} MB/s", e.backend, e.ranks,
                   static_cast<double>(e.bytes) / (1 << 20), e.busbw / 1e6);
   if (e.rate > 0) {
-    const bool normal = e.efficiency() >= LinkEfficiency::kNormal;
+    const bool normal = !is_slow(e.busbw, e.rate);
     text += fmt::format(", {:.0f}% of {} ({:.1f} MB/s of payload): {} ({} {:.0f}%)",
                         100 * e.efficiency(), e.rate_source, e.rate / 1e6,
                         normal ? "normal" : "below normal", normal ? "at least" : "under",
-                        100 * LinkEfficiency::kNormal);
+                        100 * SlowHosts::kSlowShare);
   } else {
     text += " (no link rate stated: nothing to hold it to)";
   }

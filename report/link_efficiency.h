@@ -22,15 +22,14 @@ struct LinkEfficiency {
   double n_half_bytes = 0;  // 0: no fitted link
   double bucket_bytes = 0;  // the median bucket a training run of the same backend sent; 0: none
   double bucket_busbw = 0;  // the sweep's busbw there (interpolated)
-  static constexpr double kNormal = 0.85;
   double efficiency() const { return rate > 0 ? busbw / rate : 0; }
 };
 
 std::vector<LinkEfficiency> link_efficiency(const SystemResults& s);
 
 // One sentence per entry: "gloo allreduce on 4 ranks at 64 MiB: busbw 117.9 MB/s, 96% of the
-// emulated cluster's 1gbit (121.6 MB/s of payload): normal (at least 85%); n1/2 = 412 KiB; at
-// the buckets the training sent (median 25.0 MB) 112.0 MB/s (92%)".
+// emulated cluster's 1gbit (121.6 MB/s of payload): normal (at least 70%: common/links.h's one
+// rule); n1/2 = 412 KiB; at the buckets the training sent (median 25.0 MB) 112.0 MB/s (92%)".
 std::string link_efficiency_text(const LinkEfficiency& e);
 
 }  // namespace dtbench

@@ -10,38 +10,17 @@
 #include <set>
 #include <vector>
 
+#include "catalogue/methods.h"
+#include "common/links.h"
 #include "common/network_spec.h"
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
+#include "record/record.h"
 #include "report/select.h"
 #include "report/trace_facts.h"
-#include "sync/methods.h"
-#include "train/record.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench {
-
-double set_rate_bytes_per_s(const std::string& rate) {
-  return model::tcp_link(parse_rate(rate) / 1e9, 0).bytes_per_s;
-}
-
-StatedRate stated_rate(const nlohmann::json& system) {
-  StatedRate out;
-  const auto spec = recorded_network(system);
-  if (spec && spec->rate != "none") {
-    out.bytes_per_s = set_rate_bytes_per_s(spec->rate);
-    out.source = fmt::format("the emulated cluster's {}", spec->rate);
-    if (spec->bottleneck_host >= 0) {  // the whole cluster waits for that host
-      out.bytes_per_s = std::min(out.bytes_per_s, set_rate_bytes_per_s(spec->bottleneck_rate));
-      out.source += fmt::format(", host {} at {}", spec->bottleneck_host, spec->bottleneck_rate);
-    }
-  } else if (!spec && system.is_object() && system.contains("stated_link_rate")) {
-    const std::string rate = system["stated_link_rate"].get<std::string>();
-    out.bytes_per_s = set_rate_bytes_per_s(rate);
-    out.source = fmt::format("the hosts file's {}", rate);
-  }
-  return out;
-}
 
 namespace {
 
@@ -100,13 +79,13 @@ LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ra
                       const std::string& bottleneck_rate) {
   LinkEstimate e = fitted_link(s, backend, ranks, 0);
   const StatedRate stated = stated_rate(s.system);
-  if (!e.found && stated.bytes_per_s > 0) {
-    e.link = {0, stated.bytes_per_s};
+  if (!e.found && stated.slowest_bytes_per_s > 0) {
+    e.link = {0, stated.slowest_bytes_per_s};
     e.found = true;
     e.source = fmt::format("the rate stated, {}, latency taken as 0", stated.source);
   }
   if (e.found && !bottleneck_rate.empty()) {
-    e.link.bytes_per_s = std::min(e.link.bytes_per_s, set_rate_bytes_per_s(bottleneck_rate));
+    e.link.bytes_per_s = std::min(e.link.bytes_per_s, payload_bytes_per_s(bottleneck_rate));
   }
   return e;
 }

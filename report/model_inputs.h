@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "common/links.h"
 #include "model/iteration_model.h"
 #include "report/results.h"
 
@@ -18,20 +19,6 @@ struct LinkEstimate {
   model::Link link;
   std::string source;
 };
-
-// The TCP payload a link shaped to `rate` ("1gbit") carries, in bytes/s.
-double set_rate_bytes_per_s(const std::string& rate);
-
-// The link rate the directory states, as TCP payload (bytes/s): its emulated cluster's set rate,
-// capped by its bottleneck host's, or else the rate its hosts file wrote (`#dtbench: links
-// rate=10gbit`, system.json's "stated_link_rate"); 0 and "" when it states none (one machine,
-// an unshaped cluster, a real one whose hosts file says nothing).
-struct StatedRate {
-  double bytes_per_s = 0;
-  std::string
-      source;  // "the emulated cluster's 1gbit, host 2 at 100mbit", "the hosts file's 10gbit"
-};
-StatedRate stated_rate(const nlohmann::json& system);
 
 // One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
 // machines or hosts > 0, on that many machines or hosts), by size.

@@ -11,12 +11,12 @@
 #include <set>
 #include <tuple>
 
+#include "catalogue/methods.h"
+#include "record/record.h"
 #include "report/link_efficiency.h"
 #include "report/select.h"
 #include "report/trace_facts.h"
-#include "sync/methods.h"
-#include "train/record.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "train/record.h"
+#include "record/record.h"
 
 namespace dtbench {
 

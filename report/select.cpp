@@ -5,9 +5,9 @@
 #include <cmath>
 #include <map>
 
+#include "catalogue/methods.h"
 #include "report/select.h"
-#include "sync/methods.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

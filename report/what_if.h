@@ -1,5 +1,5 @@
 #pragma once
-// `dtbench predict --what-if`: the cost model on clusters no one here has (model/what_if.h),
+// `dtbench what-if`: the cost model on clusters no one here has (model/what_if.h),
 // printed as a table and drawn as scaling efficiency per method, labelled as predicted, with
 // its assumptions under the figure.
 #include <cmath>

@@ -10,7 +10,7 @@
 
 #include "common/rng.h"
 #include "models/make_model.h"
-#include "sync/bucket_plan.h"
+#include "plan/bucket_plan.h"
 
 namespace dtbench {
 namespace {

@@ -13,8 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "catalogue/methods.h"
 #include "fixtures.h"
-#include "sync/methods.h"
 
 namespace dtbench {
 namespace {

@@ -29,12 +29,12 @@
 #include "matrix.h"
 #include "noise.h"
 #include "progress.h"
+#include "record/cli.h"
+#include "record/resource_usage.h"
 #include "report/figures.h"
 #include "report/results.h"
 #include "report/table.h"
 #include "runner.h"
-#include "train/cli.h"
-#include "train/resource_usage.h"
 
 namespace dtbench {
 namespace {
@@ -573,6 +573,22 @@ TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSshInSlurmSrun) {
   }
   EXPECT_THAT(launch_argv(3, allocation, settings, 0, marker),
               Not(Contains(HasSubstr("GLOO_SOCKET_IFNAME"))));
+  {  // MPI's interfaces, chosen by the user: on mpirun's command line, and srun's ranks' variables.
+    testing::ScopedEnvironment mpi({"OMPI_MCA_btl_tcp_if_include"},
+                                   {{"OMPI_MCA_btl_tcp_if_include", "10.1.0.0/16"}});
+    const auto argv = launch_argv(3, allocation, settings, 0, marker);
+    const auto at = std::find(argv.begin(), argv.end(), "btl_tcp_if_include");
+    ASSERT_NE(at, argv.end());
+    EXPECT_EQ(*(at - 1), "--mca");
+    EXPECT_EQ(*(at + 1), "10.1.0.0/16");
+    settings.launcher = "srun";
+    EXPECT_EQ(launch_env(allocation, settings, marker).at("OMPI_MCA_btl_tcp_if_include"),
+              "10.1.0.0/16");
+    settings.launcher = "mpirun";
+    // The emulated cluster keeps its own subnet.
+    EXPECT_THAT(launch_argv(4, parse_hosts_file(cluster_hosts_file(spec), "agent"), settings, 0),
+                Not(Contains("10.1.0.0/16")));
+  }
   EXPECT_THAT(
       user_error([] { parse_hosts_file("#dtbench: emulated launch=rsh\nh slots=1\n", "h"); }),
       HasSubstr("bad emulated option 'launch=rsh'"));

@@ -1,4 +1,4 @@
-// The catalogue of methods (sync/methods.h) against the cost model and the collectives
+// The catalogue of methods (catalogue/methods.h) against the cost model and the collectives
 // benchmark: every method has a cost rule, and every operation that prices one is one that
 // bench_collectives runs. factories_test.cpp checks it against the strategies' factories.
 #include <gtest/gtest.h>
@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
+#include "catalogue/methods.h"
 #include "common/error.h"
 #include "fixtures.h"
 #include "model/iteration_model.h"
-#include "sync/methods.h"
 
 namespace dtbench {
 namespace {

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "catalogue/models.h"
 #include "common/error.h"
 #include "model/parameter_shapes.h"
 #include "models/make_model.h"
-#include "models/models.h"
 
 namespace dtbench {
 namespace {

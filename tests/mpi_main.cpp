@@ -19,8 +19,8 @@
 #include "common/error.h"
 #include "compression_checks.h"
 #include "fixtures.h"
+#include "record/system_info.h"
 #include "sync_checks.h"
-#include "train/system_info.h"
 #include "train/trainer.h"
 #include "train_checks.h"
 

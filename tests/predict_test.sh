@@ -133,7 +133,7 @@ check "missing directory: exit 2 ($code), one line" \
 
 # What-if: a model given as a parameter list, its compute given; VGG-11 with the compute
 # measured in MODEL; labelled as predicted, with the figure; bad input is one line and exit 2.
-"$dtbench" predict --what-if --model resnet50 --forward-s 0.1 --backward-s 0.2 --ranks 64 \
+"$dtbench" what-if --model resnet50 --forward-s 0.1 --backward-s 0.2 --ranks 64 \
   --gbit 10,100 -o "$work/what-if/resnet50.pdf" >"$work/w.out" 2>&1
 code=$?
 head -8 "$work/w.out"
@@ -142,12 +142,12 @@ check "what-if: ResNet-50's 161 tensors and 102.2 MB" grep -q "resnet50: 161 par
 check "what-if: 8 methods x 6 rank counts x 2 rates" \
   test "$(tail -n +2 "$work/what-if/resnet50.csv" | wc -l)" -eq 96
 check "what-if: the figure" test -s "$work/what-if/resnet50.pdf"
-"$dtbench" predict --what-if --model vgg11 --profile "$model" --ranks 1024 --gbit 100 >"$work/v.out" 2>&1
+"$dtbench" what-if --model vgg11 --profile "$model" --ranks 1024 --gbit 100 >"$work/v.out" 2>&1
 check "what-if: VGG-11's compute measured in the results" \
   grep -q "compute measured in $model" "$work/v.out"
 check "what-if: 1024 ranks" grep -Eq "^bucketed +1024 +100 " "$work/v.out"
 # ResNet-50 with VGG-11's measured compute scaled: forward and backward times the factor.
-"$dtbench" predict --what-if --model resnet50 --profile "$model" --compute-scale 25 --ranks 8 \
+"$dtbench" what-if --model resnet50 --profile "$model" --compute-scale 25 --ranks 8 \
   --gbit 10 >"$work/s.out" 2>&1
 check "what-if: compute scaled from VGG-11's measured" \
   grep -q "compute scaled from vgg11 measured in $model" "$work/s.out"
@@ -156,18 +156,18 @@ check "what-if: scaled forward and backward 25 x measured ($(forward_of "$work/s
   awk -v s="$(forward_of "$work/s.out")" -v m="$(forward_of "$work/v.out")" 'BEGIN {
     split(s, a, " "); split(m, b, " ");
     exit !(b[1] > 0 && b[2] > 0 && (a[1] / b[1] - 25)^2 < 0.1 && (a[2] / b[2] - 25)^2 < 0.1) }'
-"$dtbench" predict --what-if --model resnet50 --profile "$model" --compute-scale 2 \
+"$dtbench" what-if --model resnet50 --profile "$model" --compute-scale 2 \
   --scale-from lenet5 >/dev/null 2>"$work/f.err"
 code=$?
 check "what-if: nothing measured to scale: exit 2 ($code), one line: $(cat "$work/f.err")" \
   test $code -eq 2 -a "$(wc -l <"$work/f.err")" -eq 1
-"$dtbench" predict --what-if --model resnet50 --profile "$model" --compute-scale -1 >/dev/null 2>"$work/g.err"
+"$dtbench" what-if --model resnet50 --profile "$model" --compute-scale -1 >/dev/null 2>"$work/g.err"
 check "what-if: a negative scale: one line ($(cat "$work/g.err"))" grep -q "is not > 0" "$work/g.err"
-"$dtbench" predict --what-if --model nosuch >/dev/null 2>"$work/m.err"
+"$dtbench" what-if --model nosuch >/dev/null 2>"$work/m.err"
 code=$?
 check "what-if: unknown model: exit 2 ($code), one line: $(cat "$work/m.err")" \
   test $code -eq 2 -a "$(wc -l <"$work/m.err")" -eq 1
-"$dtbench" predict --what-if --model resnet50 >/dev/null 2>"$work/c.err"
+"$dtbench" what-if --model resnet50 >/dev/null 2>"$work/c.err"
 check "what-if: no compute for ResNet-50: one line ($(cat "$work/c.err"))" \
   grep -q "no compute for resnet50: give --profile" "$work/c.err"
 exit $status

@@ -5,8 +5,8 @@
 
 #include <set>
 
+#include "catalogue/datasets.h"
 #include "data/cifar10.h"
-#include "data/datasets.h"
 #include "data/mnist.h"
 #include "data/preprocess.h"
 #include "fixtures.h"

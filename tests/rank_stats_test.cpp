@@ -1,6 +1,6 @@
 // Each rank's percentiles over iterations 1..39 from the record's raw per-rank samples, and the
 // rank furthest behind.
-#include "train/rank_stats.h"
+#include "stats/rank_stats.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

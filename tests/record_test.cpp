@@ -7,8 +7,8 @@
 
 #include "common/error.h"
 #include "fixtures.h"
-#include "train/record.h"
-#include "train/stats.h"
+#include "record/record.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "data/sampler.h"
+#include "plan/sampler.h"
 
 namespace dtbench {
 namespace {

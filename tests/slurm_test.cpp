@@ -12,8 +12,8 @@
 #include "common/error.h"
 #include "common/slurm.h"
 #include "fixtures.h"
+#include "record/system_info.h"
 #include "slurm_script.h"
-#include "train/system_info.h"
 
 namespace dtbench {
 namespace {

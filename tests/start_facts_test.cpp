@@ -1,6 +1,6 @@
 // What the trainer's start-up probe found, in words: the host whose links are all slow is named,
 // healthy links name none, and the clocks' alignment is the worst rank's uncertainty plus drift.
-#include "train/start_facts.h"
+#include "record/start_facts.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

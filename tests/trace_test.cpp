@@ -16,9 +16,9 @@
 
 #include "fixtures.h"
 #include "models/make_model.h"
+#include "record/record.h"
 #include "report/stragglers.h"
 #include "thread_ranks.h"
-#include "train/record.h"
 #include "train/trainer.h"
 #include "train_checks.h"
 

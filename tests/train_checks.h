@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
-#include "train/config.h"
+#include "record/config.h"
 
 namespace dtbench::testing {
 

@@ -8,9 +8,9 @@
 #include "comm/self_communicator.h"
 #include "common/error.h"
 #include "fixtures.h"
-#include "sync/bucket_plan.h"
+#include "plan/bucket_plan.h"
+#include "stats/rank_stats.h"
 #include "thread_ranks.h"
-#include "train/rank_stats.h"
 #include "train/trainer.h"
 #include "train_checks.h"
 

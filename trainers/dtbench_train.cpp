@@ -7,10 +7,10 @@
 #include "comm/mpi_communicator.h"
 #include "common/allocator.h"
 #include "common/main_guard.h"
-#include "train/cli.h"
-#include "train/rank_stats.h"
-#include "train/record.h"
-#include "train/start_facts.h"
+#include "record/cli.h"
+#include "record/record.h"
+#include "record/start_facts.h"
+#include "stats/rank_stats.h"
 #include "train/trainer.h"
 
 int main(int argc, char** argv) {

@@ -15,9 +15,9 @@
 // sent. Their values are tested against PyTorch's hooks (tests/python_hooks_test.sh).
 #include <ATen/CPUGeneratorImpl.h>
 
+#include "catalogue/compression_rules.h"
 #include "collectives/collective.h"
 #include "sync/compression.h"
-#include "sync/compression_rules.h"
 
 namespace dtbench::bench {
 namespace {

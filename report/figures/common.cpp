@@ -7,7 +7,7 @@
 #include <map>
 
 #include "common/network_spec.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/figures/common.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -2,9 +2,9 @@
 // drawn by fig02_breakdown.gp.
 #include <fmt/format.h>
 
+#include "common/phase_timer.h"
 #include "report/figures/common.h"
-#include "train/phase_timer.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

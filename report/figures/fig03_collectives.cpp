@@ -9,7 +9,7 @@
 #include "common/text.h"
 #include "report/figures/common.h"
 #include "report/link_efficiency.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "report/figures/common.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include "common/phase_timer.h"
 #include "report/figures/common.h"
-#include "train/phase_timer.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

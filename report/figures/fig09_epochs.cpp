@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "report/figures/common.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -1,9 +1,9 @@
 // Figure 10, "Blocking, overlap, stale": its table, caption and sentences, drawn by fig10_modes.gp.
 #include <fmt/format.h>
 
+#include "common/phase_timer.h"
 #include "report/figures/common.h"
-#include "train/phase_timer.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "report/figures/common.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

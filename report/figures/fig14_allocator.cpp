@@ -1,7 +1,7 @@
 // Figure 14, "Memory allocator": its table, caption and sentences, drawn by fig14_allocator.gp.
 //
 // What the malloc setting is worth on this machine: page faults and time per iteration with
-// glibc's defaults and with freed memory kept in the process (trainers/common/allocator.h).
+// glibc's defaults and with freed memory kept in the process (core/common/allocator.h).
 // Both depend on the kernel, the hypervisor and transparent huge pages, so they are measured
 // here, side by side in the same rounds, and never asserted by a test.
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 #include <map>
 
 #include "report/figures/common.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

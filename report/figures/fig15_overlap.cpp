@@ -4,9 +4,9 @@
 
 #include <map>
 
+#include "common/phase_timer.h"
 #include "report/figures/common.h"
-#include "train/phase_timer.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -10,7 +10,7 @@
 
 #include "common/software_stack.h"
 #include "report/figures/common.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "report/figures/common.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench::report {
 

@@ -9,7 +9,7 @@
 
 #include "report/figures/common.h"
 #include "report/select.h"
-#include "train/rank_stats.h"
+#include "stats/rank_stats.h"
 
 namespace dtbench::report {
 

@@ -1,4 +1,4 @@
-# dtbench predict --what-if: scaling efficiency per method against ranks, one panel per link rate.
+# dtbench what-if: scaling efficiency per method against ranks, one panel per link rate.
 # data: method,ranks,gbit,iteration_s,efficiency; rates: the link rates (Gbit/s); notes: the
 # assumptions, one per line, printed under the panels.
 height = 13

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "comm/backends.h"
+#include "catalogue/backends.h"
 #include "comm/c10d_adapter.h"
 #include "comm/gloo_communicator.h"
 #include "comm/mpi_communicator.h"

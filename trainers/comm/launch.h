@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/backends.h"
+#include "catalogue/backends.h"
 #include "comm/communicator.h"
 
 namespace dtbench {

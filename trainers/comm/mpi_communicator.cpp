@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "comm/mpi_check.h"
 #include "comm/mpi_progress.h"
+#include "common/mpi_check.h"
 #include "common/slurm.h"
 
 namespace dtbench {

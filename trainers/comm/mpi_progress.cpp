@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "comm/mpi_check.h"
+#include "common/mpi_check.h"
 
 namespace dtbench {
 namespace {

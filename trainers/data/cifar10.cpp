@@ -4,9 +4,9 @@
 
 #include <cstring>
 
+#include "catalogue/datasets.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "data/datasets.h"
 
 namespace dtbench {
 namespace {

@@ -1,8 +1,8 @@
 #include "data/load.h"
 
+#include "catalogue/datasets.h"
 #include "common/error.h"
 #include "data/cifar10.h"
-#include "data/datasets.h"
 #include "data/mnist.h"
 
 namespace dtbench {

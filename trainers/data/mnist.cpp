@@ -5,9 +5,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "catalogue/datasets.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "data/datasets.h"
 
 namespace dtbench {
 namespace {

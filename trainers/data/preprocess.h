@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "catalogue/datasets.h"
 #include "data/dataset.h"
-#include "data/datasets.h"
 
 namespace dtbench {
 

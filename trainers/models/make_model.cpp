@@ -1,8 +1,8 @@
 #include "models/make_model.h"
 
+#include "catalogue/models.h"
 #include "common/error.h"
 #include "models/lenet5.h"
-#include "models/models.h"
 #include "models/vgg11.h"
 
 namespace dtbench {

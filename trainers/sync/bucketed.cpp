@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/comm_worker.h"
+#include "plan/bucket_plan.h"
 #include "sync/bucket_hook.h"
-#include "sync/bucket_plan.h"
-#include "sync/comm_worker.h"
 #include "sync/gradient_hooks.h"
 
 namespace dtbench {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "catalogue/methods.h"
 #include "comm/communicator.h"
-#include "sync/methods.h"
 
 namespace dtbench {
 
@@ -45,8 +45,8 @@ class GradSync {
 // every rank. The engine in per_tensor.h adds modes and mean scaling.
 using TensorSum = std::function<void(at::Tensor& t, Communicator& comm)>;
 
-// The strategy of the catalogue's method called name (sync/methods.h), built with these options.
-// UserError listing the known names otherwise.
+// The strategy of the catalogue's method called name (catalogue/methods.h), built with these
+// options. UserError listing the known names otherwise.
 std::unique_ptr<GradSync> make_sync(const std::string& name, const SyncOptions& options);
 // Whether registry.cpp has a factory for the method called name (the catalogue and the
 // factories are checked against each other by tests/methods_test.cpp).

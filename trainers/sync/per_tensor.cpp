@@ -1,6 +1,6 @@
 #include "sync/per_tensor.h"
 
-#include "sync/comm_worker.h"
+#include "common/comm_worker.h"
 #include "sync/gradient_hooks.h"
 
 namespace dtbench {

@@ -15,9 +15,9 @@
 #include <random>
 #include <vector>
 
+#include "catalogue/compression_rules.h"
 #include "common/error.h"
 #include "sync/compression.h"
-#include "sync/compression_rules.h"
 
 namespace dtbench {
 namespace {

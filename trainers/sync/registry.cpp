@@ -1,4 +1,4 @@
-// The strategies' factories, one per method of the catalogue (sync/methods.h).
+// The strategies' factories, one per method of the catalogue (catalogue/methods.h).
 #include <functional>
 #include <map>
 

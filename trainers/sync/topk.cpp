@@ -9,9 +9,9 @@
 #include <limits>
 #include <map>
 
+#include "catalogue/compression_rules.h"
 #include "common/error.h"
 #include "sync/compression.h"
-#include "sync/compression_rules.h"
 
 namespace dtbench {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
-#include "train/record.h"
+#include "record/record.h"
 
 namespace dtbench {
 

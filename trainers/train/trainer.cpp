@@ -11,23 +11,23 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "catalogue/models.h"
 #include "comm/text.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/host.h"
+#include "common/phase_timer.h"
 #include "common/units.h"
 #include "data/load.h"
 #include "data/preprocess.h"
-#include "data/sampler.h"
 #include "models/make_model.h"
-#include "models/models.h"
-#include "train/nic_counters.h"
-#include "train/phase_timer.h"
-#include "train/resource_usage.h"
-#include "train/start_facts.h"
+#include "plan/sampler.h"
+#include "record/nic_counters.h"
+#include "record/resource_usage.h"
+#include "record/start_facts.h"
+#include "record/system_info.h"
+#include "stats/stats.h"
 #include "train/start_probe.h"
-#include "train/stats.h"
-#include "train/system_info.h"
 #include "train/timeline.h"
 
 namespace dtbench {

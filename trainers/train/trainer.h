@@ -4,18 +4,18 @@
 #include <cstdio>
 #include <memory>
 
+#include "catalogue/datasets.h"
 #include "comm/communicator.h"
 #include "common/fault_plan.h"
 #include "common/trace_log.h"
+#include "common/watchdog.h"
 #include "data/dataset.h"
-#include "data/datasets.h"
 #include "models/classifier.h"
+#include "record/config.h"
+#include "record/record.h"
 #include "sync/grad_sync.h"
 #include "sync/gradient_hooks.h"
-#include "train/config.h"
-#include "train/record.h"
 #include "train/timeline.h"
-#include "train/watchdog.h"
 
 namespace dtbench {
 

@@ -1,18 +1,16 @@
-#include "train/start_facts.h"
+#include "record/start_facts.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "common/links.h"
 #include "common/units.h"
 
 namespace dtbench {
 
 namespace {
-
-// A host's links all below this share of the fastest link's rate make it slow.
-constexpr double kSlowShare = 0.5;
 
 std::string host_of(const RunRecord& record, int rank) {
   for (const auto& r : record.ranks) {
@@ -21,39 +19,30 @@ std::string host_of(const RunRecord& record, int rank) {
   return fmt::format("rank {}", rank);
 }
 
-std::string mb_per_s(double bytes_per_s) {
-  return fmt::format("{:.1f} MB/s", bytes_per_s / 1e6);
-}
-
 }  // namespace
 
 LinkFinding link_finding(const RunRecord& record) {
   LinkFinding f;
-  double fastest = 0;
   for (const auto& l : record.links) {
     if (l.seconds <= 0) continue;
     f.bytes = l.bytes;
     f.links.push_back({host_of(record, l.a), host_of(record, l.b),
                        2.0 * static_cast<double>(l.bytes) / l.seconds});
-    fastest = std::max(fastest, f.links.back().bytes_per_s);
   }
   std::vector<std::string> hosts;
-  for (const auto& l : f.links) {
-    for (const auto& h : {l.a, l.b}) {
-      if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
-    }
-  }
-  for (const auto& h : hosts) {
-    double own = 0, others = 0;
-    for (const auto& l : f.links) {
-      double& best = (l.a == h || l.b == h) ? own : others;
-      best = std::max(best, l.bytes_per_s);
-    }
-    if (others > 0 && own < kSlowShare * fastest) {
-      f.slow_host = h;
-      f.slow_bytes_per_s = own;
-      f.others_bytes_per_s = others;
-    }
+  const auto index_of = [&hosts](const std::string& h) {
+    auto at = std::find(hosts.begin(), hosts.end(), h);
+    if (at == hosts.end()) at = hosts.insert(hosts.end(), h);
+    return static_cast<int>(at - hosts.begin());
+  };
+  std::vector<MeasuredLink> measured;
+  for (const auto& l : f.links) measured.push_back({index_of(l.a), index_of(l.b), l.bytes_per_s});
+  // No rate is stated to the trainer: the fastest link measured is the reference.
+  const SlowHosts slow = slow_hosts(static_cast<int>(hosts.size()), measured, 0);
+  if (!slow.slow.empty() && !slow.all()) {
+    f.slow_host = hosts[static_cast<size_t>(slow.slow.front())];
+    f.slow_bytes_per_s = slow.host_share[static_cast<size_t>(slow.slow.front())] * slow.reference;
+    f.others_bytes_per_s = slow.others_share() * slow.reference;
   }
   return f;
 }

@@ -1,9 +1,9 @@
-#include "comm/mpi_check.h"
+#include "common/mpi_check.h"
 
 #include <fmt/core.h>
 #include <mpi.h>
 
-#include "comm/communicator.h"
+#include "common/error.h"
 #include "common/host.h"
 
 namespace dtbench {

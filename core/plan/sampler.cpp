@@ -1,4 +1,4 @@
-#include "data/sampler.h"
+#include "plan/sampler.h"
 
 #include <fmt/core.h>
 

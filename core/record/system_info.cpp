@@ -1,4 +1,4 @@
-#include "train/system_info.h"
+#include "record/system_info.h"
 
 #include <mpi.h>
 #include <sys/utsname.h>

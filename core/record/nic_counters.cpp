@@ -1,4 +1,4 @@
-#include "train/nic_counters.h"
+#include "record/nic_counters.h"
 
 #include <fstream>
 #include <sstream>

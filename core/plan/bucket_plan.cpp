@@ -1,4 +1,4 @@
-#include "sync/bucket_plan.h"
+#include "plan/bucket_plan.h"
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
 // The one table of gradient-synchronisation methods.
-#include "sync/methods.h"
+#include "catalogue/methods.h"
 
 #include <fmt/format.h>
 

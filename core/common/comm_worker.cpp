@@ -1,4 +1,4 @@
-#include "sync/comm_worker.h"
+#include "common/comm_worker.h"
 
 namespace dtbench {
 

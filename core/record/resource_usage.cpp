@@ -1,4 +1,4 @@
-#include "train/resource_usage.h"
+#include "record/resource_usage.h"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "train/config.h"
+#include "record/config.h"
 
 namespace dtbench {
 

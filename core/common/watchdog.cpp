@@ -1,4 +1,4 @@
-#include "train/watchdog.h"
+#include "common/watchdog.h"
 
 #include <fmt/core.h>
 

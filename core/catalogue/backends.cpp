@@ -1,4 +1,4 @@
-#include "comm/backends.h"
+#include "catalogue/backends.h"
 
 namespace dtbench {
 

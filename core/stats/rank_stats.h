@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "train/phase_timer.h"
-#include "train/record.h"
+#include "common/phase_timer.h"
+#include "record/record.h"
 
 namespace dtbench {
 

@@ -1,7 +1,7 @@
-#include "train/config.h"
+#include "record/config.h"
 
+#include "catalogue/models.h"
 #include "common/error.h"
-#include "models/models.h"
 
 namespace dtbench {
 

@@ -1,4 +1,4 @@
-#include "data/datasets.h"
+#include "catalogue/datasets.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "train/record.h"
+#include "record/record.h"
 
 #include <fmt/core.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 

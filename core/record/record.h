@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "catalogue/methods.h"
+#include "common/phase_timer.h"
 #include "common/thread_share.h"
-#include "sync/methods.h"
-#include "train/config.h"
-#include "train/phase_timer.h"
-#include "train/resource_usage.h"
+#include "record/config.h"
+#include "record/resource_usage.h"
 
 namespace dtbench {
 

@@ -1,4 +1,4 @@
-#include "train/stats.h"
+#include "stats/stats.h"
 
 #include <algorithm>
 #include <cmath>

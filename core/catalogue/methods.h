@@ -78,7 +78,7 @@ struct SyncMethod {
   // per tensor: the collectives that sync one tensor, whose sweeps price it; hooked and lossy:
   // the one operation that times a whole bucket, compressing included (<name>_hook).
   std::vector<CollectiveCall> priced_by;
-  bool in_what_if = false;   // one of the methods `dtbench predict --what-if` draws
+  bool in_what_if = false;   // one of the methods `dtbench what-if` draws
   std::string only_backend;  // "": any backend
   // Waits for its last buckets inside backward (DDP's Reducer, in autograd's final callback),
   // not in the sync phase after it.

@@ -1,10 +1,10 @@
-#include "train/rank_stats.h"
+#include "stats/rank_stats.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "train/stats.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 

@@ -1,4 +1,4 @@
-#include "models/models.h"
+#include "catalogue/models.h"
 
 #include <fmt/format.h>
 

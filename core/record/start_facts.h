@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "train/record.h"
+#include "record/record.h"
 
 namespace dtbench {
 
@@ -17,8 +17,9 @@ struct HostLink {
 struct LinkFinding {
   std::vector<HostLink> links;  // in the record's order
   int64_t bytes = 0;            // each way, per round trip
-  // A host every one of whose links ran below half the fastest link's rate while a link not
-  // touching it did not ("" if none): its fastest link, and the fastest link not touching it.
+  // A host every one of whose links ran slow against the fastest link (slow_hosts() in
+  // common/links.h: "" if none, or if every host is): its fastest link, and the other hosts'
+  // (the median of their fastest links).
   std::string slow_host;
   double slow_bytes_per_s = 0, others_bytes_per_s = 0;
 };

@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sync/methods.h"
+#include "catalogue/methods.h"
 
 namespace dtbench {
 
@@ -41,7 +41,7 @@ struct TrainConfig {
   std::string fault;  // test only: a FaultPlan spec (common/fault_plan.h); "": none
 };
 
-// The model's own settings (models/models.h): its dataset, global batch, learning rate,
+// The model's own settings (catalogue/models.h): its dataset, global batch, learning rate,
 // momentum and weight decay, for c.model. UserError for an unknown model.
 void apply_model_defaults(TrainConfig& c);
 

@@ -1,4 +1,4 @@
-#include "train/cli.h"
+#include "record/cli.h"
 
 #include <fmt/chrono.h>
 #include <fmt/core.h>
@@ -8,15 +8,15 @@
 #include <algorithm>
 #include <ctime>
 
-#include "comm/backends.h"
+#include "catalogue/backends.h"
+#include "catalogue/datasets.h"
+#include "catalogue/methods.h"
+#include "catalogue/models.h"
 #include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/fault_plan.h"
 #include "common/files.h"
 #include "common/registry.h"
-#include "data/datasets.h"
-#include "models/models.h"
-#include "sync/methods.h"
 
 namespace dtbench {
 namespace {
@@ -33,8 +33,8 @@ std::string default_out(const TrainConfig& c) {
                      fmt::gmtime(std::time(nullptr)));
 }
 
-// The methods of the catalogue (sync/methods.h), in its order, joined by sep: the help never lists
-// them by hand.
+// The methods of the catalogue (catalogue/methods.h), in its order, joined by sep: the help never
+// lists them by hand.
 std::string strategy_names(const char* sep) {
   std::vector<std::string> names;
   for (const auto& spec : sync_methods()) names.push_back(spec.name);
