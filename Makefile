@@ -54,7 +54,7 @@ setup:
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $(PACKAGES)
 
 setup-cluster:
-	$(SUDO) harness/install-without-starting.sh $(CLUSTER_PACKAGES)
+	$(SUDO) harness/cluster/install-without-starting.sh $(CLUSTER_PACKAGES)
 
 # The other stack, Debian 13's, in a root made with debootstrap (tools/debian13-root): the
 # README's test command inside it, then the smoke matrix and its report. DEBIAN13_ROOT is kept

@@ -20,7 +20,7 @@
 
 #include "benchmark_main.h"
 #include "collectives/collective.h"
-#include "comm/text.h"
+#include "comm/allgather_text.h"
 #include "common/host.h"
 #include "common/machine_cpu.h"
 #include "common/mpi_check.h"

@@ -12,19 +12,19 @@
 #include <filesystem>
 
 #include "catalogue/datasets.h"
-#include "cluster.h"
-#include "cluster_slurm.h"
-#include "cluster_ssh.h"
+#include "cluster/cluster.h"
+#include "cluster/cluster_slurm.h"
+#include "cluster/cluster_ssh.h"
+#include "cluster/slurm_script.h"
 #include "common/cli_numbers.h"
 #include "common/error.h"
 #include "common/fault_plan.h"
 #include "common/files.h"
 #include "common/main_guard.h"
-#include "report/document.h"
-#include "report/predict.h"
-#include "report/what_if.h"
-#include "runner.h"
-#include "slurm_script.h"
+#include "report/document/document.h"
+#include "report/predict/predict.h"
+#include "report/predict/what_if_command.h"
+#include "run/runner.h"
 
 namespace {
 
@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
     run.data_dir = default_data_dir();
     run.bin_dir = own_directory();
     run.matrices_dir = DTBENCH_SOURCE_DIR "/harness/matrices";
-    run.netns_agent = DTBENCH_SOURCE_DIR "/harness/netns-agent";
+    run.netns_agent = DTBENCH_SOURCE_DIR "/harness/cluster/netns-agent";
     run.python_ddp = DTBENCH_SOURCE_DIR "/baselines/python_ddp.py";
     add_run(app, run);
     int ranks = 0;
@@ -310,6 +310,8 @@ int main(int argc, char** argv) {
         DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-xeon-vm";
     add_predict(app, predict_dirs);
     add_what_if(app, what_if);
+    app.add_subcommand("matrices",
+                       "Every matrix: what it runs, its experiments and estimated time (Markdown)");
     DoctorOptions doctor;
     add_doctor(app, run, doctor);
     SlurmScriptOptions script;
@@ -328,6 +330,10 @@ int main(int argc, char** argv) {
       throw UserError(first_line(e.what()));
     }
     if (app.got_subcommand("run")) return run_matrix(run);
+    if (app.got_subcommand("matrices")) {
+      fmt::print("{}", matrices_table(run.matrices_dir));
+      return 0;
+    }
     if (app.got_subcommand("launch")) return launch(run, ranks, command);
     if (app.got_subcommand("doctor")) return doctor_command(run, doctor);
     if (app.got_subcommand("slurm-script")) {

@@ -13,18 +13,7 @@ namespace dtbench {
 namespace {
 
 using testing::TempDir;
-
-// Runs f, which must throw UserError, and returns its message.
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no UserError thrown";
-  return "";
-}
+using testing::user_error;
 
 TEST(Cifar10, ReadsRecordsAsLabelThenRgbPlanes) {
   TempDir dir;
@@ -45,7 +34,7 @@ TEST(Cifar10, ReadsRecordsAsLabelThenRgbPlanes) {
 
 TEST(Cifar10, MissingFileIsNamed) {
   TempDir dir;
-  std::string message = error_of([&] { load_cifar10(dir.path(), Split::test); });
+  std::string message = user_error([&] { load_cifar10(dir.path(), Split::test); });
   EXPECT_NE(message.find("test_batch.bin: file not found"), std::string::npos) << message;
 }
 
@@ -55,7 +44,7 @@ TEST(Cifar10, TruncatedFileIsNamed) {
   auto bytes = testing::cifar_records({1, 2});
   bytes.resize(bytes.size() - 100);
   testing::write_bytes(dir / "cifar-10-batches-bin/data_batch_3.bin", bytes);
-  std::string message = error_of([&] { load_cifar10(dir.path(), Split::train); });
+  std::string message = user_error([&] { load_cifar10(dir.path(), Split::train); });
   EXPECT_NE(message.find("data_batch_3.bin: truncated"), std::string::npos) << message;
 }
 
@@ -63,7 +52,7 @@ TEST(Cifar10, LabelOutOfRangeIsNamed) {
   TempDir dir;
   testing::write_bytes(dir / "cifar-10-batches-bin/test_batch.bin",
                        testing::cifar_records({3, 10}));
-  std::string message = error_of([&] { load_cifar10(dir.path(), Split::test); });
+  std::string message = user_error([&] { load_cifar10(dir.path(), Split::test); });
   EXPECT_NE(message.find("test_batch.bin: record 1 has label 10"), std::string::npos) << message;
 }
 
@@ -89,7 +78,7 @@ TEST(Mnist, WrongMagicIsNamed) {
   testing::write_mnist(dir.path(), 5, 5, false);
   testing::write_bytes(dir / "mnist/t10k-labels-idx1-ubyte",
                        testing::idx_file(2051, {5}, {0, 1, 2, 3, 4}));
-  std::string message = error_of([&] { load_mnist(dir.path(), Split::test); });
+  std::string message = user_error([&] { load_mnist(dir.path(), Split::test); });
   EXPECT_NE(message.find("t10k-labels-idx1-ubyte: wrong magic number 2051"), std::string::npos)
       << message;
 }
@@ -99,7 +88,7 @@ TEST(Mnist, TruncatedImagesAreNamed) {
   testing::write_mnist(dir.path(), 5, 5, false);
   testing::write_bytes(dir / "mnist/train-images-idx3-ubyte",
                        testing::idx_file(2051, {5, 28, 28}, std::vector<uint8_t>(4 * 784)));
-  std::string message = error_of([&] { load_mnist(dir.path(), Split::train); });
+  std::string message = user_error([&] { load_mnist(dir.path(), Split::train); });
   EXPECT_NE(message.find("train-images-idx3-ubyte: truncated"), std::string::npos) << message;
 }
 
@@ -107,7 +96,7 @@ TEST(Mnist, TruncatedHeaderIsNamed) {
   TempDir dir;
   testing::write_mnist(dir.path(), 5, 5, true);
   testing::write_gzipped(dir / "mnist/train-labels-idx1-ubyte.gz", {0, 0, 8});
-  std::string message = error_of([&] { load_mnist(dir.path(), Split::train); });
+  std::string message = user_error([&] { load_mnist(dir.path(), Split::train); });
   EXPECT_NE(message.find("train-labels-idx1-ubyte.gz: truncated"), std::string::npos) << message;
 }
 
@@ -116,7 +105,7 @@ TEST(Mnist, LabelOutOfRangeIsNamed) {
   testing::write_mnist(dir.path(), 3, 3, false);
   testing::write_bytes(dir / "mnist/t10k-labels-idx1-ubyte",
                        testing::idx_file(2049, {3}, {1, 12, 2}));
-  std::string message = error_of([&] { load_mnist(dir.path(), Split::test); });
+  std::string message = user_error([&] { load_mnist(dir.path(), Split::test); });
   EXPECT_NE(message.find("label 12 of item 1"), std::string::npos) << message;
 }
 
@@ -124,7 +113,7 @@ TEST(Mnist, CountMismatchIsNamed) {
   TempDir dir;
   testing::write_mnist(dir.path(), 3, 3, false);
   testing::write_bytes(dir / "mnist/t10k-labels-idx1-ubyte", testing::idx_file(2049, {2}, {1, 2}));
-  std::string message = error_of([&] { load_mnist(dir.path(), Split::test); });
+  std::string message = user_error([&] { load_mnist(dir.path(), Split::test); });
   EXPECT_NE(message.find("2 labels for 3 images"), std::string::npos) << message;
 }
 
@@ -134,13 +123,13 @@ TEST(Mnist, CorruptGzipIsNamed) {
   std::string path = dir / "mnist/train-images-idx3-ubyte.gz";
   auto size = std::filesystem::file_size(path);
   std::filesystem::resize_file(path, size / 2);
-  std::string message = error_of([&] { load_mnist(dir.path(), Split::train); });
+  std::string message = user_error([&] { load_mnist(dir.path(), Split::train); });
   EXPECT_NE(message.find("train-images-idx3-ubyte.gz"), std::string::npos) << message;
 }
 
 TEST(Mnist, MissingFileIsNamed) {
   TempDir dir;
-  std::string message = error_of([&] { load_mnist(dir.path(), Split::train); });
+  std::string message = user_error([&] { load_mnist(dir.path(), Split::train); });
   EXPECT_NE(message.find("mnist/train-images-idx3-ubyte: file not found"), std::string::npos)
       << message;
 }

@@ -1,7 +1,7 @@
 // The report's diagnosis of one system, on a hand-made one: a 4-rank run whose start-up probe
 // found one host's links slow names that host; the rank table has the run; the parts nothing
 // measured say so.
-#include "report/diagnosis.h"
+#include "report/predict/diagnosis.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

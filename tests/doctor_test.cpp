@@ -1,6 +1,6 @@
 // The doctor's judgements on made-up answers: builds and data compared with this machine's, and
 // links against a stated rate or the fastest seen, with the slow host or link named.
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

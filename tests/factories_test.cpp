@@ -1,4 +1,4 @@
-// The strategies' factories (sync/registry.cpp) against the catalogue of methods: one each, and
+// The strategies' factories (sync/factories.cpp) against the catalogue of methods: one each, and
 // every one builds.
 #include <gtest/gtest.h>
 

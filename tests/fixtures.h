@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
+
 namespace dtbench::testing {
 
 // A fresh directory under $TMPDIR, removed with everything in it when this goes out of scope.
@@ -54,5 +56,16 @@ std::vector<uint8_t> idx_file(uint32_t magic, const std::vector<uint32_t>& dims,
 // A learnable MNIST-format set in <dir>/mnist/: digit k is a bright 8x8 square at a position
 // that depends on k, plus deterministic noise. gzip selects .gz files.
 void write_mnist(const std::string& dir, int train_count, int test_count, bool gzip);
+
+// The UserError message of body, or "" when it does not throw one.
+template <typename F>
+std::string user_error(F body) {
+  try {
+    body();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace dtbench::testing

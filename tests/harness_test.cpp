@@ -17,24 +17,21 @@
 #include <set>
 #include <thread>
 
-#include "cluster.h"
-#include "cluster_ssh.h"
+#include "cluster/cluster.h"
+#include "cluster/cluster_ssh.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/process.h"
 #include "common/software_stack.h"
-#include "experiment_command.h"
 #include "fixtures.h"
-#include "hosts_file.h"
-#include "matrix.h"
-#include "noise.h"
-#include "progress.h"
 #include "record/cli.h"
 #include "record/resource_usage.h"
-#include "report/figures.h"
-#include "report/results.h"
-#include "report/table.h"
-#include "runner.h"
+#include "run/experiment_command.h"
+#include "run/hosts_file.h"
+#include "run/matrix.h"
+#include "run/noise.h"
+#include "run/progress.h"
+#include "run/runner.h"
 
 namespace dtbench {
 namespace {
@@ -47,16 +44,7 @@ using testing::TempDir;
 const std::string kSource = DTBENCH_SOURCE_DIR;
 const std::string kMatrices = kSource + "/harness/matrices";
 
-// The UserError message of body, or "" when it does not throw one.
-template <typename F>
-std::string user_error(F body) {
-  try {
-    body();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::user_error;
 
 std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
   std::ofstream(dir / name) << text;
@@ -661,114 +649,6 @@ TEST(Process, TheCpuOfWhatTheChildLeftBehindIsCounted) {
   spec.argv = {"sh", "-c", "perl -e '1 while (times)[0] + (times)[1] < 0.2' & exit 0"};
   EXPECT_EQ(run_process(spec).exit_code, 0);
   EXPECT_GE(children_cpu_s() - before, 0.15);
-}
-
-}  // namespace
-}  // namespace dtbench
-
-namespace dtbench {
-namespace {
-
-TEST(ReportTable, CsvKeepsFullPrecisionMarkdownShortens) {
-  Table t;
-  t.columns = {"method", "mean_s", "n"};
-  t.rows = {{"ring_allreduce", 0.123456789, 39}, {"a,b", 12345678.0, 1}};
-  EXPECT_EQ(t.csv(), "method,mean_s,n\nring_allreduce,0.123456789,39\n\"a,b\",12345678,1\n");
-  EXPECT_EQ(t.markdown(),
-            "| method | mean_s | n |\n|---|---|---|\n| ring\\_allreduce | 0.1235 | 39 |\n"
-            "| a,b | 1.235e+07 | 1 |\n");
-  EXPECT_THAT(t.markdown(1), HasSubstr("and 1 more rows in the CSV file"));
-  EXPECT_EQ(short_number(0.0004), "4.000e-04");
-  EXPECT_EQ(short_number(std::nan("")), "n/a");
-}
-
-// Builders read cells by column name: the same answers whatever the columns' order.
-TEST(ReportTable, CellsByColumnNameWhateverTheOrder) {
-  Table a;
-  a.columns = {"method", "mean_s", "sync_share"};
-  a.rows = {{"allreduce", 2.0, 0.5}, {"bucketed", 1.0, 0.1}, {"ring", 3.0, std::nan("")}};
-  Table b;
-  b.columns = {"sync_share", "method", "mean_s"};
-  for (const auto& row : a.rows) b.rows.push_back({row[2], row[0], row[1]});
-  for (const Table* t : {&a, &b}) {
-    auto [low, high] = t->extremes("mean_s");
-    EXPECT_EQ(t->text(low, "method"), "bucketed");
-    EXPECT_EQ(t->text(high, "method"), "ring");
-    EXPECT_EQ(t->text(t->extremes("sync_share").second, "method"), "allreduce");  // NaN skipped
-    EXPECT_EQ(t->number(0, "mean_s"), 2.0);
-    EXPECT_THROW(t->column("colour"), std::logic_error);
-  }
-}
-
-// The emulated cluster's link rates and the software stack are part of the system: the same
-// sweep from a cluster at 1 Gbit/s and from one with a bottleneck host, or from one machine on
-// Debian 12's stack and on Debian 13's, makes two systems; the same cluster twice, one.
-TEST(ReportResults, EmulatedClustersWithOtherLinksOrStacksAreOtherSystems) {
-  namespace fs = std::filesystem;
-  TempDir dir;
-  const fs::path root = dir.path();
-  const fs::path model = kSource + "/tests/fixtures/results/model-netns-4-1gbit-vm";
-  const std::string sweep = "experiments/collectives/backend=gloo,filter=_allreduce_,ranks=4";
-  std::ifstream in(model / "system.json");
-  const nlohmann::json system = nlohmann::json::parse(in);
-  for (const char* name : {"a", "b", "slow", "trixie"}) {
-    fs::create_directories(root / name / sweep);
-    fs::copy(model / sweep, root / name / sweep, fs::copy_options::recursive);
-    fs::copy_file(model / "run.json", root / name / "run.json");
-    nlohmann::json s = system;
-    if (std::string(name) == "slow") {
-      s["network"]["spec"]["bottleneck_host"] = 3;
-      s["network"]["spec"]["bottleneck_rate"] = "100mbit";
-    }
-    if (std::string(name) == "trixie") {  // as the harness writes it now
-      s["stack"] = {{"distribution", "Debian GNU/Linux 13 (trixie)"},
-                    {"compiler", "g++ 14.2.0"},
-                    {"libtorch", "2.6.0+dfsg-7"},
-                    {"mpi", "Open MPI 5.0.7"},
-                    {"gloo", "0.0~git20231202.81925d1-3"},
-                    {"python_torch", "2.6.0+dfsg-7"}};
-    }
-    std::ofstream(root / name / "system.json") << s.dump();
-  }
-  // A directory made before system.json named its stack: the stack its packages make.
-  EXPECT_EQ(software_stack(system)["libtorch"], "1.13.1+dfsg-4");
-  EXPECT_EQ(software_stack(system)["mpi"], "Open MPI 4.1.4");
-  Results stacks = load_results({root / "a", root / "trixie"});
-  ASSERT_EQ(stacks.systems.size(), 2u);
-  EXPECT_THAT(stacks.systems[0].label, HasSubstr("libtorch 1.13.1, Open MPI 4.1.4"));
-  EXPECT_THAT(stacks.systems[1].label, HasSubstr("libtorch 2.6.0, Open MPI 5.0.7"));
-  Results same = load_results({root / "a", root / "b"});
-  ASSERT_EQ(same.systems.size(), 1u);
-  EXPECT_THAT(same.systems[0].label, HasSubstr("hosts netns-4, links 1gbit"));
-  Results two = load_results({root / "a", root / "slow"});
-  ASSERT_EQ(two.systems.size(), 2u);
-  EXPECT_NE(two.systems[0].label, two.systems[1].label);
-  EXPECT_THAT(two.systems[0].label + two.systems[1].label,
-              HasSubstr("links 1gbit (host 3 at 100mbit)"));
-  // Asked to, each directory is a system of its own, named after it: a run against a reference
-  // made on the same kind of machine.
-  Results apart = load_results({root / "a", (root / "b").string() + "/"}, /*each_directory=*/true);
-  ASSERT_EQ(apart.systems.size(), 2u);
-  EXPECT_THAT(apart.systems[0].label,
-              HasSubstr("links 1gbit; libtorch 1.13.1, Open MPI 4.1.4 (a)"));
-  EXPECT_THAT(apart.systems[1].label,
-              HasSubstr("links 1gbit; libtorch 1.13.1, Open MPI 4.1.4 (b)"));
-}
-
-TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
-  TempDir dir;
-  EXPECT_THAT(user_error([&] { load_results({dir / "none"}); }), HasSubstr("does not exist"));
-  std::filesystem::create_directories(dir / "r/experiments");
-  std::ofstream(dir / "r/run.json") << R"({"matrix": "smoke"})";
-  std::ofstream(dir / "r/system.json") << R"({"hostname": "h"})";
-  EXPECT_THAT(user_error([&] { load_results({dir / "r"}); }),
-              HasSubstr("no finished experiments in"));
-  std::set<std::string> ids;
-  for (const auto& f : figure_registry()) {
-    EXPECT_TRUE(ids.insert(f.id).second) << f.id;
-    EXPECT_TRUE(std::filesystem::exists(kSource + "/report/figures/" + f.id + ".gp")) << f.id;
-  }
-  EXPECT_EQ(ids.size(), 20u);
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 // Link efficiency on a made-up sweep of known rate: the library allreduce's bus bandwidth at
 // the largest size against the emulated cluster's stated rate, n1/2 from the fitted ring, and
 // the bandwidth at the buckets a training run sent.
-#include "report/link_efficiency.h"
+#include "report/predict/link_efficiency.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "report/model_inputs.h"
+#include "report/predict/model_inputs.h"
 
 namespace dtbench {
 namespace {

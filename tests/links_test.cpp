@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/units.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "record/start_facts.h"
 
 namespace dtbench {

@@ -13,9 +13,9 @@
 #include <memory>
 #include <thread>
 
+#include "comm/allgather_text.h"
 #include "comm/mpi_communicator.h"
 #include "comm/self_communicator.h"
-#include "comm/text.h"
 #include "common/error.h"
 #include "compression_checks.h"
 #include "fixtures.h"

@@ -1,6 +1,6 @@
 // OpenMPI's boxed notices after a failed rank, as mpirun prints them (4.1's and 5.0's, whose
 // PRRTE words them differently), shortened.
-#include "mpirun_notices.h"
+#include "run/mpirun_notices.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

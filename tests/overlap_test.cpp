@@ -1,6 +1,6 @@
 // The share of communication hidden behind compute, from a made-up trace whose intervals give
 // the answer exactly.
-#include "report/overlap.h"
+#include "report/traces/overlap.h"
 
 #include <gtest/gtest.h>
 

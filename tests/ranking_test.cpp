@@ -1,6 +1,6 @@
 // Kendall's tau-b between measured and predicted order, measurements within each other's noise
 // tied: hand-made tables, worked by hand.
-#include "report/ranking.h"
+#include "report/read/ranking.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "report/predict.h"
+#include "report/predict/predict.h"
 
 namespace dtbench {
 namespace {

@@ -8,12 +8,12 @@
 #include <map>
 #include <string>
 
-#include "cluster_slurm.h"
+#include "cluster/cluster_slurm.h"
+#include "cluster/slurm_script.h"
 #include "common/error.h"
 #include "common/slurm.h"
 #include "fixtures.h"
 #include "record/system_info.h"
-#include "slurm_script.h"
 
 namespace dtbench {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "report/trace_facts.h"
+#include "report/traces/trace_facts.h"
 
 namespace dtbench {
 namespace {

@@ -1,5 +1,5 @@
 // Who the others wait for, from made-up traces with a known straggler.
-#include "report/stragglers.h"
+#include "report/traces/stragglers.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "comm/text.h"
+#include "comm/allgather_text.h"
 #include "common/rng.h"
 #include "models/make_model.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "common/thread_share.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "fixtures.h"
 
 namespace dtbench {

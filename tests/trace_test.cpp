@@ -17,7 +17,7 @@
 #include "fixtures.h"
 #include "models/make_model.h"
 #include "record/record.h"
-#include "report/stragglers.h"
+#include "report/traces/stragglers.h"
 #include "thread_ranks.h"
 #include "train/trainer.h"
 #include "train_checks.h"
@@ -209,7 +209,7 @@ TEST(Trace, TheDdpEnginesBucketsAreInTheTraceAndItTrainsAlike) {
 }
 
 // A traced run with a slowed rank: the trace's arrivals name it as the one the others wait for
-// (report/stragglers.h), however long they wait on this machine.
+// (report/traces/stragglers.h), however long they wait on this machine.
 TEST(Trace, TheSlowedRankIsTheOneTheOthersWaitFor) {
   TempDir dir;
   write_mnist(dir.path(), 320, 40, /*gzip=*/false);

@@ -2,8 +2,8 @@
 // The catalogue of gradient-synchronisation methods: what each one is, how it runs and what it
 // calls, as plain data without libtorch. The trainer's factories (grad_sync.h), the cost model,
 // predict, what-if, the CLI, bench_train, the record and the report all read it. Adding a method
-// is a row here, its strategy file with a factory in registry.cpp, and its cost rule
-// (model/cost_rules.cpp); docs/strategies.md says how.
+// is a row here, its strategy file with a factory in sync/factories.cpp, and its cost rule
+// (algorithms() in model/iteration_model.cpp); docs/strategies.md says how.
 #include <cstdint>
 #include <string>
 #include <vector>

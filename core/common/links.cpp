@@ -26,8 +26,8 @@ StatedRate stated_rate(const std::optional<ClusterSpec>& cluster, const std::str
     if (cluster->bottleneck_host >= 0) {
       out.slowest_bytes_per_s =
           std::min(out.link_bytes_per_s, payload_bytes_per_s(cluster->bottleneck_rate));
-      out.source += fmt::format(", host {} at {}", cluster->bottleneck_host,
-                                cluster->bottleneck_rate);
+      out.source +=
+          fmt::format(", host {} at {}", cluster->bottleneck_host, cluster->bottleneck_rate);
     }
   } else if (!hosts_rate.empty()) {
     out.link_bytes_per_s = out.slowest_bytes_per_s = payload_bytes_per_s(hosts_rate);

@@ -25,7 +25,8 @@ double payload_bytes_per_s(const std::string& line_rate);
 struct StatedRate {
   double link_bytes_per_s = 0;     // every link but a bottleneck host's
   double slowest_bytes_per_s = 0;  // the slowest link stated, a bottleneck host's if any
-  std::string source;  // "the emulated cluster's 1gbit, host 2 at 100mbit", "the hosts file's 10gbit"
+  std::string
+      source;  // "the emulated cluster's 1gbit, host 2 at 100mbit", "the hosts file's 10gbit"
 };
 StatedRate stated_rate(const std::optional<ClusterSpec>& cluster, const std::string& hosts_rate);
 // The same from a results directory's system.json ("network", "stated_link_rate").

@@ -1,7 +1,7 @@
 #pragma once
 // The emulated cluster's network as a spec (what `dtbench cluster up` builds and system.json
 // records under "network"), and link rates as tc writes them. Plain data: the harness builds
-// the cluster from it (harness/cluster.h), the report and the cost model read it back.
+// the cluster from it (harness/cluster/cluster.h), the report and the cost model read it back.
 #include <nlohmann/json.hpp>
 
 #include <optional>

@@ -1,11 +1,11 @@
 #pragma once
 // What the figure builders share: one builder per figure (report/figures/<id>.cpp, beside its
-// gnuplot script <id>.gp), listed by report/registry.cpp, and the helpers more than one of them
-// uses.
+// gnuplot script <id>.gp), listed by report/document/figure_list.cpp, and the helpers more than one
+// of them uses.
 #include <string>
 #include <vector>
 
-#include "report/figures.h"
+#include "report/document/figures.h"
 
 namespace dtbench::report {
 

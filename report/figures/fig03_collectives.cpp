@@ -8,7 +8,7 @@
 #include "common/network_spec.h"
 #include "common/text.h"
 #include "report/figures/common.h"
-#include "report/link_efficiency.h"
+#include "report/predict/link_efficiency.h"
 #include "stats/stats.h"
 
 namespace dtbench::report {

@@ -1,5 +1,5 @@
 // Figure 19, "Model vs measurement": each training experiment's iteration time as the cost
-// model predicts it (report/predict.h, docs/model.md) against the measurement, on the y = x
+// model predicts it (report/predict/predict.h, docs/model.md) against the measurement, on the y = x
 // line, with the error and the phase where the two differ most.
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "report/figures/common.h"
-#include "report/predict.h"
+#include "report/predict/predict.h"
 
 namespace dtbench::report {
 
@@ -73,21 +73,8 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
     }
   }
   const ModelAccuracy a = accuracy_of(p);
-  const RankAgreement& k = a.ranking;
-  std::vector<std::string> swapped;
-  for (const auto& [i, j] : k.swapped) {
-    swapped.push_back(fmt::format("{} and {}", p.rows[i].label, p.rows[j].label));
-  }
-  f.sentences.push_back(fmt::format(
-      "Judged as the best predictors are (dPRO, Proteus), over all {} experiments: mean |error| "
-      "{:.1f}%, largest {:.1f}% ({} the targets of at most 5% and 10%); Kendall's tau-b between "
-      "the measured and the predicted order {:.2f}, with {} of {} pairs within each other's noise "
-      "counted as tied: {}.",
-      a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error,
-      a.within_targets() ? "within" : "outside", k.tau_b, k.tied_measured, k.pairs,
-      k.preserved() ? "the measured order is the predicted one"
-                    : fmt::format("the model orders {} the other way{}", fmt::join(swapped, "; "),
-                                  a.swapped_close > 0 ? " (" + swapped_text(a) + ")" : "")));
+  f.sentences.push_back(fmt::format("Judged as the best predictors are (dPRO, Proteus), {}; {}.",
+                                    errors_sentence(a), ranking_sentence(p, a)));
   std::vector<std::string> hidden;
   for (const auto& r : p.rows) {
     if (r.overlap.iterations == 0 || r.overlap.comm_s <= 0) continue;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "report/figures/common.h"
-#include "report/select.h"
+#include "report/read/select.h"
 #include "stats/rank_stats.h"
 
 namespace dtbench::report {

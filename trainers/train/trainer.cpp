@@ -12,7 +12,7 @@
 #include <mutex>
 
 #include "catalogue/models.h"
-#include "comm/text.h"
+#include "comm/allgather_text.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/host.h"

@@ -1,0 +1,346 @@
+#include "report/predict/model_inputs.h"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "catalogue/methods.h"
+#include "common/links.h"
+#include "common/network_spec.h"
+#include "model/parameter_shapes.h"
+#include "model/what_if.h"
+#include "record/record.h"
+#include "report/read/select.h"
+#include "report/traces/trace_facts.h"
+#include "stats/stats.h"
+
+namespace dtbench {
+
+namespace {
+
+// Whether a sweep ran on `hosts` hosts (0: any). Results older than the hosts counter do not
+// say: a sweep of theirs on one machine is read as on one host.
+bool on_hosts(const CollectiveRun& c, int hosts) {
+  return hosts == 0 || c.hosts == hosts || (c.hosts == 0 && hosts == 1 && c.machines == 1);
+}
+
+}  // namespace
+
+model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
+                             const std::string& backend, int ranks, int machines, int hosts) {
+  std::map<double, double> by_size;
+  for (const auto& c : s.collectives) {
+    if (c.op == op && c.backend == backend && c.ranks == ranks &&
+        (machines == 0 || c.machines == machines) && on_hosts(c, hosts)) {
+      by_size[static_cast<double>(c.bytes)] = c.time_s;
+    }
+  }
+  model::MeasuredCost m;
+  for (const auto& [bytes, seconds] : by_size) {
+    m.bytes.push_back(bytes);
+    m.seconds.push_back(seconds);
+  }
+  return m;
+}
+
+LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
+                         int machines, int hosts) {
+  LinkEstimate e;
+  for (const char* op : {"ring_allreduce", "allreduce"}) {
+    if (e.found || (std::string(op) == "allreduce" && backend != "gloo")) continue;
+    model::MeasuredCost sweep = sweep_of(s, op, backend, ranks, machines, hosts);
+    std::vector<double> bytes, seconds;
+    for (size_t i = 0; i < sweep.bytes.size(); ++i) {
+      if (sweep.bytes[i] < 4096) continue;
+      bytes.push_back(sweep.bytes[i]);
+      seconds.push_back(sweep.seconds[i]);
+    }
+    if (bytes.size() < 2) continue;
+    model::Line line = model::fit_line_relative(bytes, seconds);
+    if (!(line.beta > 0)) continue;
+    e.link = model::link_of_ring_fit(ranks, std::max(0.0, line.alpha), line.beta);
+    e.found = true;
+    e.source = fmt::format("fitted to the {} {} sweep on {} ranks{}{} ({} sizes)", backend, op,
+                           ranks, machines == 1 ? " of one machine" : "",
+                           hosts > 1 ? ", one per host" : "", bytes.size());
+  }
+  return e;
+}
+
+// The backend's link: fitted to a ring allreduce's sweep on these ranks; else the emulated
+// cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
+LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
+                      const std::string& bottleneck_rate) {
+  LinkEstimate e = fitted_link(s, backend, ranks, 0);
+  const StatedRate stated = stated_rate(s.system);
+  if (!e.found && stated.slowest_bytes_per_s > 0) {
+    e.link = {0, stated.slowest_bytes_per_s};
+    e.found = true;
+    e.source = fmt::format("the rate stated, {}, latency taken as 0", stated.source);
+  }
+  if (e.found && !bottleneck_rate.empty()) {
+    e.link.bytes_per_s = std::min(e.link.bytes_per_s, payload_bytes_per_s(bottleneck_rate));
+  }
+  return e;
+}
+
+namespace {
+
+// The machine CPU time per operation that a sweep of `op` on these ranks measured, from 1 MiB
+// (shorter operations are a few of the kernel's 10 ms ticks), and how many machines it ran on.
+struct CpuPoints {
+  std::vector<double> bytes, seconds;
+  int machines = 0;
+  bool enough() const { return std::set<double>(bytes.begin(), bytes.end()).size() >= 2; }
+  model::Line line() const { return model::fit_line_relative(bytes, seconds); }
+};
+
+CpuPoints cpu_points(const SystemResults& s, const std::string& op, const std::string& backend,
+                     int ranks) {
+  CpuPoints p;
+  for (const auto& r : s.collectives) {
+    if (r.op != op || r.backend != backend || r.ranks != ranks) continue;
+    if (r.machine_cpu_s < 0 || r.machines < 1 || r.bytes < kMiB) {
+      continue;
+    }
+    p.bytes.push_back(static_cast<double>(r.bytes));
+    p.seconds.push_back(r.machine_cpu_s);
+    p.machines = r.machines;
+  }
+  return p;
+}
+
+std::function<double(double)> at_least_zero(const model::Line& line) {
+  return [line](double b) { return std::max(0.0, line.alpha + line.beta * b); };
+}
+
+}  // namespace
+
+CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  CpuPoints points;
+  std::string sweep;
+  for (const auto& [op, backend] :
+       {std::pair<std::string, std::string>{"iallreduce", c.backend}, {"allreduce", "gloo"}}) {
+    points = cpu_points(s, op, backend, c.world_size);
+    if (points.enough()) {
+      sweep = fmt::format("{}'s {} sweep", backend == "mpi" ? "MPI" : "Gloo", op);
+      break;
+    }
+  }
+  if (sweep.empty()) {
+    return {{}, "no iallreduce or Gloo allreduce sweep with the machines' CPU time on these ranks"};
+  }
+  const int cores = run.record.ranks.empty() ? 0 : run.record.ranks[0].usage.cores;
+  const int threads = std::max(1, run.record.threads);
+  const int per_machine = c.world_size / points.machines;
+  if (cores < 1 || per_machine * threads < cores) {
+    return {{},
+            fmt::format("{} ranks of {} threads per machine leave cores free: "
+                        "communication takes no CPU from compute",
+                        per_machine, threads)};
+  }
+  const model::Line line = points.line();
+  CpuEstimate e;
+  e.cpu.cores = cores;
+  e.cpu.machine_cpu_s = at_least_zero(line);
+  e.source = fmt::format(
+      "communication's CPU: {} ranks of {} threads fill each machine's {} cores; an allreduce "
+      "costs a machine {:.3f} s of CPU per 10 MB ({}, {} sizes from 1 MiB)",
+      per_machine, threads, cores, line.alpha + line.beta * 1e7, sweep, points.bytes.size());
+  return e;
+}
+
+HookEstimate hook_for(const SystemResults& s, const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  const SyncOptions swept;
+  const SyncMethod& method = find_method(c.sync);
+  if (method.engine != Engine::hooked || !method.lossy || method.priced_by.empty()) return {};
+  if (!run.bottleneck_rate.empty() || c.sync_options.topk_fraction != swept.topk_fraction ||
+      c.sync_options.powersgd_rank != swept.powersgd_rank) {
+    return {};
+  }
+  const std::string& op = method.priced_by.front().op;
+  model::MeasuredCost time = sweep_of(s, op, c.backend, c.world_size);
+  const CpuPoints cpu = cpu_points(s, op, c.backend, c.world_size);
+  if (time.bytes.size() < 2 || !cpu.enough()) return {};
+  const model::Line line = cpu.line();
+  HookEstimate e;
+  e.hook.seconds = [time](double b) { return time.time(b); };
+  e.hook.machine_cpu_s = at_least_zero(line);
+  e.source = fmt::format(
+      "{}: each bucket takes what the {} sweep measured ({} sizes; compressing included), and "
+      "costs a machine {:.3f} s of CPU per 10 MB of bucket",
+      c.sync, op, time.bytes.size(), line.alpha + line.beta * 1e7);
+  return e;
+}
+
+// The strategy's per-tensor cost from the sweeps of the collectives it calls, when every one
+// was swept on these ranks and backend (and no bottleneck changed the links since); else none.
+std::function<double(double)> measured_cost_of(const SystemResults& s, const TrainConfig& c,
+                                               const std::string& bottleneck_rate) {
+  const SyncMethod& method = find_method(c.sync);
+  if (method.engine != Engine::per_tensor || !bottleneck_rate.empty()) return {};
+  std::vector<std::pair<model::MeasuredCost, double>> parts;
+  for (const CollectiveCall& call : method.priced_by) {
+    model::MeasuredCost m = sweep_of(s, call.op, c.backend, c.world_size);
+    if (m.bytes.size() < 2) return {};
+    parts.emplace_back(std::move(m), call.times_ranks ? c.world_size : 1);
+  }
+  return [parts](double bytes) {
+    double t = 0;
+    for (const auto& [m, scale] : parts) t += m.time(bytes * scale);
+    return t;
+  };
+}
+
+namespace {
+
+// How many of a run's ranks share each host, from the hosts its record names; 0 when a rank's
+// host is not recorded or the hosts do not carry equally many.
+int ranks_per_host(const TrainRun& run) {
+  std::map<std::string, int> on;
+  for (const auto& r : run.record.ranks) ++on[r.host];
+  if (on.empty() || on.count("") > 0) return 0;
+  const int per = on.begin()->second;
+  for (const auto& [host, n] : on) {
+    if (n != per) return 0;
+  }
+  return per;
+}
+
+}  // namespace
+
+HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  HostLevels h;
+  const int given = c.sync_options.ranks_per_host;
+  h.per_host = given > 0 ? given : ranks_per_host(run);
+  if (h.per_host < 1) {
+    h.missing = "its ranks' hosts are not recorded or do not carry equally many ranks";
+    return h;
+  }
+  if (h.per_host == 1) return h;  // no level within a host
+  LinkEstimate inside = fitted_link(s, c.backend, h.per_host, 1, 1);
+  if (!inside.found) {
+    h.missing = fmt::format(
+        "{} ranks share each host, and no {} ring_allreduce sweep on {} ranks of one machine "
+        "gives the link within a host",
+        h.per_host, c.backend, h.per_host);
+    return h;
+  }
+  h.inside = inside.link;
+  h.source = fmt::format(
+      "{} ranks per host; the link within a host: {}: latency {:.1f} us, rate "
+      "{:.1f} MB/s",
+      h.per_host, inside.source, inside.link.latency_s * 1e6, inside.link.bytes_per_s / 1e6);
+  const int hosts = c.world_size / h.per_host;
+  if (hosts > 1) h.leaders = fitted_link(s, c.backend, hosts, 0, hosts);
+  h.source += h.leaders.found
+                  ? fmt::format("; the leaders' ring: {}: latency {:.1f} us, rate {:.1f} MB/s",
+                                h.leaders.source, h.leaders.link.latency_s * 1e6,
+                                h.leaders.link.bytes_per_s / 1e6)
+                  : fmt::format(
+                        "; the leaders' ring on the link of all {} ranks (no ring_allreduce "
+                        "sweep on {} ranks, one per host)",
+                        c.world_size, hosts);
+  return h;
+}
+
+// The compute of runs like r (model, batch, ranks) that do not overlap: blocking mode, no
+// slowed rank, no bottleneck, an exact method (local SGD, blocking by default, lets its ranks
+// drift apart between averagings). Median over them of each phase; ready times from their
+// traces.
+MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
+  MeasuredCompute e;
+  std::array<std::vector<double>, kPhaseCount> phase;
+  TraceFacts ready;
+  int runs = 0;
+  for (const auto& other : s.runs) {
+    const TrainConfig& c = other.record.config;
+    if (other.kind != "train" || c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync) ||
+        c.slow_rank >= 0 || !other.bottleneck_rate.empty() || c.model != r.record.config.model ||
+        c.global_batch != r.record.config.global_batch ||
+        c.world_size != r.record.config.world_size) {
+      continue;
+    }
+    ++runs;
+    for (size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(report::phase_mean(other, i));
+    add_trace(other.trace_file(), ready);
+  }
+  if (runs == 0) {
+    e.source = "no blocking run of the same model, batch and ranks";
+    return e;
+  }
+  model::ComputeProfile& p = e.profile;
+  p.data_s = summarize(phase[0]).median;
+  p.forward_s = summarize(phase[1]).median;
+  p.backward_s = summarize(phase[2]).median;
+  p.optimizer_s = summarize(phase[4]).median;
+  const bool complete = !ready.count.empty() && std::all_of(ready.count.begin(), ready.count.end(),
+                                                            [](int n) { return n > 0; });
+  if (!complete) {
+    e.source = fmt::format(
+        "{} blocking runs, but no trace of when their gradients are ready "
+        "(run them with \"trace\": true)",
+        runs);
+    return e;
+  }
+  for (size_t i = 0; i < ready.count.size(); ++i) {
+    p.tensor_bytes.push_back(ready.bytes[i]);
+    p.ready_s.push_back(ready.sum[i] / ready.count[i] * p.backward_s);
+  }
+  p.straggler_s = summarize(ready.straggler_s).median;
+  e.found = true;
+  e.source = fmt::format(
+      "compute of {} ({} ranks, batch {}): the median of {} blocking runs, forward {:.3f} s, "
+      "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces; the "
+      "slowest rank ends its compute {:.3f} s after the ranks' mean (the median over their "
+      "traces of the mean over iterations)",
+      r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
+      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
+  return e;
+}
+
+// The lossy methods' options as the run had them, and the model's parameter shapes (the
+// matrices PowerSGD compresses). PowerSGD allreduces plainly before its start iteration: that
+// share of the timed iterations.
+model::Compression compression_of(const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  model::Compression out;
+  const SyncOptions& o = c.sync_options;
+  out.topk_fraction = o.topk_fraction;
+  out.powersgd_rank = o.powersgd_rank;
+  out.local_sgd_period = static_cast<int>(o.local_sgd_period);
+  const double timed = static_cast<double>(report::timed(run).size());
+  if (timed > 0) {
+    const double before = static_cast<double>(o.powersgd_start - kTimedFirst);
+    out.powersgd_uncompressed_share = std::clamp(before, 0.0, timed) / timed;
+  }
+  for (const auto& p : model::builtin_parameters(c.model)) out.shapes.push_back(p.shape);
+  return out;
+}
+
+MeasuredCompute measured_compute(const SystemResults& s, const std::string& model) {
+  const TrainRun* like = nullptr;
+  for (const auto& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind != "train" || c.sync_options.mode != SyncMode::blocking || c.model != model)
+      continue;
+    if (like == nullptr || c.world_size > like->record.config.world_size ||
+        (c.world_size == like->record.config.world_size &&
+         c.global_batch > like->record.config.global_batch)) {
+      like = &r;
+    }
+  }
+  if (like == nullptr) return {false, {}, "no blocking run of " + model};
+  return profile_for(s, *like);
+}
+
+}  // namespace dtbench

@@ -1,0 +1,95 @@
+#pragma once
+// The cost model's inputs worked out from one system's results directory (docs/model.md): the
+// links fitted to its collectives sweeps (or the emulated cluster's set rate), the CPU that
+// communication takes from compute, what the lossy hooks' sweeps measured, the per-tensor
+// collectives' sweeps, hierarchical's two levels, and the compute of its blocking runs with the
+// gradients' ready times from their traces (trace_facts.h). Each says where it came from.
+#include <functional>
+#include <string>
+
+#include "common/links.h"
+#include "model/iteration_model.h"
+#include "report/read/results.h"
+
+namespace dtbench {
+
+// A link the model prices communication on, and where it came from.
+struct LinkEstimate {
+  bool found = false;
+  model::Link link;
+  std::string source;
+};
+
+// One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
+// machines or hosts > 0, on that many machines or hosts), by size.
+model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
+                             const std::string& backend, int ranks, int machines = 0,
+                             int hosts = 0);
+
+// The link a ring allreduce's sweep on these ranks (and machines or hosts, when > 0) shows, read
+// as a ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring
+// too), sizes from 4 KiB.
+LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
+                         int machines, int hosts = 0);
+
+// The backend's link: fitted to a ring allreduce's sweep on these ranks; else the emulated
+// cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
+LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
+                      const std::string& bottleneck_rate);
+
+// What communication asks of the CPU, where the machine's ranks keep its cores busy: a straight
+// line through the machine CPU time per operation (cpu_points) of the run's own backend's
+// `iallreduce`, the call the overlapping engines make, waited for by a caller that sleeps as a
+// computing rank does; where a directory has none (older results), Gloo's blocking allreduce,
+// whose threads sleep too (MPI's blocking calls poll, which would count as work).
+struct CpuEstimate {
+  model::CommCpu cpu;
+  std::string source;
+};
+CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run);
+
+// A lossy hook's bucket as the sweep of the hook on these ranks and backend measured it
+// (bench_collectives' fp16_hook, powersgd_hook, topk_hook: compressing, its collectives and
+// decompressing, with the hooks' defaults): its time between the swept sizes, and a straight
+// line through the machine CPU time (cpu_points). None for a run with other options than the
+// sweep's, or a bottleneck the sweep did not have.
+struct HookEstimate {
+  model::MeasuredHook hook;
+  std::string source;
+};
+HookEstimate hook_for(const SystemResults& s, const TrainRun& run);
+
+// The strategy's per-tensor cost from the sweeps of the collectives it calls (the catalogue's
+// priced_by), when every one was swept on these ranks and backend (and no bottleneck changed the
+// links since); else none.
+std::function<double(double)> measured_cost_of(const SystemResults& s, const TrainConfig& c,
+                                               const std::string& bottleneck_rate);
+
+// Where hierarchical's two levels run: the ranks per host (as the run grouped them: its
+// --ranks-per-host, else the hosts its record names), the link within a host (a ring
+// allreduce's sweep on that many ranks of one host and machine) and, where swept, the leaders'
+// (a ring allreduce's sweep on one rank of each host). An empty `missing` when found.
+struct HostLevels {
+  int per_host = 0;
+  model::Link inside;
+  LinkEstimate leaders;  // not found: the leaders' ring on the link of all the ranks
+  std::string source, missing;
+};
+HostLevels host_levels_for(const SystemResults& s, const TrainRun& run);
+
+// The compute of `model` measured in s: the blocking runs of it (with the most ranks, then the
+// largest batch, when several were run), with ready times from their traces. found = false
+// (and source says why) when s has none, or none traced.
+struct MeasuredCompute {
+  bool found = false;
+  model::ComputeProfile profile;
+  std::string source;
+};
+MeasuredCompute measured_compute(const SystemResults& s, const std::string& model);
+// The compute of runs like r (model, batch, ranks) that do not overlap.
+MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r);
+
+// The lossy methods' options as the run had them, and the model's parameter shapes.
+model::Compression compression_of(const TrainRun& run);
+
+}  // namespace dtbench

@@ -1,0 +1,341 @@
+#include "report/predict/predict.h"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "catalogue/methods.h"
+#include "record/record.h"
+#include "report/predict/link_efficiency.h"
+#include "report/read/select.h"
+#include "report/traces/trace_facts.h"
+#include "stats/stats.h"
+
+namespace dtbench {
+namespace {
+
+using model::Phases;
+
+std::array<double*, kPhaseCount> phases_of(Phases& p) {
+  return {&p.data_s, &p.forward_s, &p.backward_s, &p.sync_s, &p.optimizer_s};
+}
+
+std::array<double, kPhaseCount> values_of(const Phases& p) {
+  return {p.data_s, p.forward_s, p.backward_s, p.sync_s, p.optimizer_s};
+}
+
+// The phase whose prediction is furthest from the measurement.
+size_t worst_index(const Phases& measured, const Phases& predicted) {
+  const auto m = values_of(measured), p = values_of(predicted);
+  size_t worst = 0;
+  for (size_t i = 1; i < kPhaseCount; ++i) {
+    if (std::abs(p[i] - m[i]) > std::abs(p[worst] - m[worst])) worst = i;
+  }
+  return worst;
+}
+
+Phases measured_of(const std::vector<const TrainRun*>& reps) {
+  Phases m;
+  auto slots = phases_of(m);
+  for (size_t i = 0; i < kPhaseCount; ++i) {
+    for (const TrainRun* r : reps) *slots[i] += report::phase_mean(*r, i) / reps.size();
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string PredictedExperiment::worst_phase() const {
+  return kPhaseNames[worst_index(measured, predicted)];
+}
+
+double PredictedExperiment::worst_phase_difference_s() const {
+  const size_t i = worst_index(measured, predicted);
+  return values_of(predicted)[i] - values_of(measured)[i];
+}
+
+std::string PredictedExperiment::communication_text() const {
+  constexpr double kAsModelled = 0.10;
+  if (worst_phase() != "sync" || overlap.iterations == 0 || overlap.comm_s <= 0 ||
+      predicted.comm_s <= 0) {
+    return "";
+  }
+  const double off = overlap.comm_s / predicted.comm_s - 1;
+  std::string text = fmt::format(
+      "its traced communication, waits for other ranks included, took {:.3f} s per iteration "
+      "and rank against the model's {:.3f} s ({:+.0f}%)",
+      overlap.comm_s, predicted.comm_s, 100 * off);
+  if (std::abs(off) <= kAsModelled) {
+    return text +
+           ": the communication took what was modelled; the residual is in what the model "
+           "adds to it or takes off (the wait for the slowest rank, the share hidden)";
+  }
+  return text +
+         ": the residual is in the communication and its waits, not in how much of it "
+         "was hidden";
+}
+
+Prediction predict_system(const SystemResults& s) {
+  Prediction out;
+  out.label = s.label;
+  std::set<std::string> done, noted, swept, on_link, hook_swept;
+  std::map<std::tuple<std::string, int64_t, int64_t>, MeasuredCompute> profiles;
+  auto note = [&](const std::string& text) {
+    if (noted.insert(text).second) out.notes.push_back(text);
+  };
+  for (const auto& run : s.runs) {
+    if (run.kind != "train" || !done.insert(run.name).second) continue;
+    const TrainConfig& c = run.record.config;
+    const std::string label = report::engine_label(run);
+    if (!model::modelled(c.sync)) {
+      note(fmt::format("{}: not modelled yet", label));
+      continue;
+    }
+    if (c.slow_rank >= 0) {
+      note(fmt::format("{} with a slowed rank: not modelled", label));
+      continue;
+    }
+    const std::tuple<std::string, int64_t, int64_t> key{c.model, c.global_batch, c.world_size};
+    auto known = profiles.find(key);
+    if (known == profiles.end()) known = profiles.emplace(key, profile_for(s, run)).first;
+    const MeasuredCompute& profile = known->second;
+    if (!profile.found) {
+      note(fmt::format("{} ({}): not predicted: {}", c.model, label, profile.source));
+      continue;
+    }
+    note(profile.source);
+    LinkEstimate link = link_for(s, c.backend, c.world_size, run.bottleneck_rate);
+    if (!link.found) {
+      note(fmt::format("{}: not predicted: no {} allreduce sweep on {} ranks and no set rate",
+                       label, c.backend, c.world_size));
+      continue;
+    }
+    note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
+                     link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
+    const SyncOptions& o = c.sync_options;
+    model::Method method{c.sync, o.mode, c.world_size, o.bucket_mb * kMiB, {}, {}, {}, {}, {}, {}};
+    method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
+    const Engine engine = find_method(c.sync).engine;
+    const bool sends_less = is_lossy(c.sync);
+    if (sends_less) {
+      method.compression = compression_of(run);
+      const HookEstimate hook = hook_for(s, run);
+      method.hook = hook.hook;
+      if (!hook.source.empty()) {
+        note(hook.source);
+      } else if (engine != Engine::local) {
+        note(fmt::format(
+            "{}: what it sends, on the link; the CPU time of compressing (casts, top-k's "
+            "selection, PowerSGD's products) is not modelled without a sweep of its hook",
+            c.sync));
+      }
+    }
+    if (o.mode != SyncMode::blocking) {
+      CpuEstimate cpu = comm_cpu_for(s, run);
+      method.comm_cpu = cpu.cpu;
+      note(cpu.source);
+    }
+    if (c.sync == "hierarchical") {
+      const HostLevels levels = host_levels_for(s, run);
+      if (!levels.missing.empty()) {
+        note(fmt::format("{}: not predicted: {}", label, levels.missing));
+        continue;
+      }
+      method.placement = {levels.per_host, levels.inside};
+      if (levels.leaders.found) link.link = levels.leaders.link;
+      if (!levels.source.empty()) note(fmt::format("{}: {}", label, levels.source));
+    }
+    (method.measured_cost ? swept : method.hook.seconds ? hook_swept : on_link).insert(label);
+    for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
+    PredictedExperiment row;
+    auto reps = report::repetitions(s, run);
+    row.run = reps.empty() ? &run : reps[reps.size() / 2];
+    row.reps = static_cast<int>(reps.size());
+    row.label = label;
+    row.lossy = sends_less;
+    if (engine == Engine::local) {
+      row.lossy_basis = "an allreduce of the parameters every H steps";
+    } else if (sends_less) {
+      row.lossy_basis = method.hook.seconds
+                            ? "its buckets as its hook's sweep measured, compressing included"
+                            : "what it sends; the CPU time of compressing not modelled";
+    }
+    if (engine == Engine::bucketed) {
+      row.label += fmt::format(" {} MB", o.bucket_mb);
+      row.best_s =
+          model::best_iteration_s(profile.profile, c.world_size, link.link, method.comm_cpu);
+      row.best_without_cpu_s = model::best_iteration_s(profile.profile, c.world_size, link.link);
+    }
+    if (!run.bottleneck_rate.empty()) {
+      row.label += fmt::format(" host {} at {}", run.bottleneck_host, run.bottleneck_rate);
+    }
+    row.measured = measured_of(reps);
+    const report::Repeated repeated = report::repeated_time(s, run);
+    row.low_s = repeated.low_s;
+    row.high_s = repeated.high_s;
+    for (const TrainRun* r : reps)
+      row.measured_s += summarize(report::timed(*r)).mean / reps.size();
+    row.predicted = model::predict(profile.profile, method, link.link);
+    const nlohmann::json events = trace_events(run.trace_file());
+    row.overlap = overlap_of(events);
+    row.stragglers = stragglers_of(events);
+    out.rows.push_back(row);
+  }
+  if (!swept.empty()) {
+    out.notes.push_back(
+        fmt::format("each tensor of {} costs what the sweeps of the collectives "
+                    "it calls measured",
+                    fmt::join(swept, ", ")));
+  }
+  for (const auto& e : link_efficiency(s)) out.links.push_back(link_efficiency_text(e));
+  if (!hook_swept.empty()) {
+    out.notes.push_back(fmt::format("each bucket of {} costs what the sweep of its hook measured",
+                                    fmt::join(hook_swept, ", ")));
+  }
+  if (!on_link.empty()) {
+    out.notes.push_back(
+        fmt::format("each tensor or bucket of {} costs its algorithm's time on "
+                    "the link",
+                    fmt::join(on_link, ", ")));
+  }
+  return out;
+}
+
+std::string best_text(const PredictedExperiment& r) {
+  if (r.best_s <= 0) return "";
+  auto from = [&](double best) { return 100 * (r.measured_s / best - 1); };
+  std::string text = fmt::format(
+      "{}: measured {:.3f} s, {:+.1f}% from the best any bucket plan could reach here ({:.3f} s: "
+      "the compute, the wait for the slowest rank, the communication no plan can hide",
+      r.label, r.measured_s, from(r.best_s), r.best_s);
+  if (r.best_s - r.best_without_cpu_s < 5e-4) return text + ")";
+  return text + fmt::format(
+                    ", and the CPU of what is sent during backward; {:+.1f}% from {:.3f} s "
+                    "without that CPU)",
+                    from(r.best_without_cpu_s), r.best_without_cpu_s);
+}
+
+std::string overlap_text(const Prediction& p) {
+  std::string text;
+  for (const auto& r : p.rows) {
+    const OverlapShare& o = r.overlap;
+    if (o.iterations == 0) continue;
+    text += fmt::format(
+        "  {}: {}{}\n", r.label, overlap_share_text(o),
+        o.comm_s <= 0 || r.stragglers.straggler < 0 ? "" : "; " + stragglers_text(r.stragglers));
+  }
+  return text.empty() ? "" : "overlap, from the traces:\n" + text;
+}
+
+ModelAccuracy accuracy_of(const Prediction& p) {
+  ModelAccuracy a;
+  std::vector<double> measured, predicted;
+  for (const auto& r : p.rows) {
+    const double e = std::abs(r.error());
+    ++a.experiments;
+    a.mean_abs_error += e / static_cast<double>(p.rows.size());
+    if (a.largest == nullptr || e > a.largest_abs_error) {
+      a.largest_abs_error = e;
+      a.largest = &r;
+    }
+    measured.push_back(r.measured_s);
+    predicted.push_back(r.predicted.total_s());
+  }
+  a.ranking = rank_agreement(measured, predicted, [&](size_t i, size_t j) {
+    const auto &x = p.rows[i], &y = p.rows[j];
+    return !(x.high_s < y.low_s || y.high_s < x.low_s);
+  });
+  for (const auto& [i, j] : a.ranking.swapped) {
+    const double pi = predicted[i], pj = predicted[j];
+    if (std::abs(pi - pj) <= ModelAccuracy::kClose * std::min(pi, pj)) {
+      ++a.swapped_close;
+      a.swapped_close_apart_s =
+          std::max(a.swapped_close_apart_s, std::abs(measured[i] - measured[j]));
+    }
+  }
+  return a;
+}
+
+std::string swapped_text(const ModelAccuracy& a) {
+  if (a.swapped_close == 0) return "";
+  return fmt::format(
+      "{} of the {} pairs are predicted within {:.0f}% of each other (the model does not tell them "
+      "apart), measured up to {:.3f} s apart",
+      a.swapped_close, a.ranking.swapped.size(), 100 * ModelAccuracy::kClose,
+      a.swapped_close_apart_s);
+}
+
+std::string errors_sentence(const ModelAccuracy& a) {
+  if (a.experiments == 0) return "";
+  const PredictedExperiment& w = *a.largest;
+  const std::string why = w.communication_text();
+  return fmt::format(
+      "over {} predicted experiments, mean |error| {:.1f}%, largest {:.1f}% ({}, most of it in "
+      "{}, {:+.3f} s predicted minus measured{}): {} the targets (mean at most {:.0f}%, largest "
+      "at most {:.0f}%)",
+      a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error, w.label, w.worst_phase(),
+      w.worst_phase_difference_s(), why.empty() ? "" : "; " + why,
+      a.within_targets() ? "within" : "outside", 100 * ModelAccuracy::kMeanTarget,
+      100 * ModelAccuracy::kLargestTarget);
+}
+
+std::string ranking_sentence(const Prediction& p, const ModelAccuracy& a) {
+  if (a.experiments == 0) return "";
+  const RankAgreement& k = a.ranking;
+  std::vector<std::string> swapped;
+  for (const auto& [i, j] : k.swapped) {
+    swapped.push_back(fmt::format("{} and {}", p.rows[i].label, p.rows[j].label));
+  }
+  return fmt::format(
+      "Kendall's tau-b between the measured and the predicted order {:.2f}, {} of {} pairs "
+      "within each other's noise counted as tied: {}",
+      k.tau_b, k.tied_measured, k.pairs,
+      k.preserved() ? "the measured order is the predicted one"
+                    : fmt::format("the model orders {} the other way{}", fmt::join(swapped, "; "),
+                                  a.swapped_close > 0 ? " (" + swapped_text(a) + ")" : ""));
+}
+
+std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
+  if (a.experiments == 0) return "";
+  const RankAgreement& k = a.ranking;
+  std::string text =
+      fmt::format("accuracy: {}\nranking: {}\n", errors_sentence(a), ranking_sentence(p, a));
+  for (const auto& [i, j] : k.swapped) {
+    const auto &x = p.rows[i], &y = p.rows[j];
+    text += fmt::format("  {} {:.3f} s, {} {:.3f} s measured; predicted {:.3f} s, {:.3f} s\n",
+                        x.label, x.measured_s, y.label, y.measured_s, x.predicted.total_s(),
+                        y.predicted.total_s());
+  }
+  return text;
+}
+
+std::string prediction_text(const Prediction& p) {
+  std::string text = fmt::format("{}\n", p.label);
+  for (const auto& n : p.notes) text += fmt::format("  {}\n", n);
+  for (const auto& l : p.links) text += fmt::format("  link efficiency: {}\n", l);
+  if (p.rows.empty()) return text + "  no experiment could be predicted\n";
+  text += fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured", "predicted",
+                      "error", "phases, measured/predicted (s)");
+  for (const auto& r : p.rows) {
+    const auto ms = values_of(r.measured), qs = values_of(r.predicted);
+    std::string phases;
+    for (size_t i = 1; i < kPhaseCount; ++i) {
+      phases += fmt::format("{} {:.3f}/{:.3f}  ", kPhaseNames[i], ms[i], qs[i]);
+    }
+    text += fmt::format("{:<44} {:>9.3f}s {:>9.3f}s {:>+7.1f}%  {}\n", r.label, r.measured_s,
+                        r.predicted.total_s(), 100 * r.error(), phases);
+  }
+  for (const auto& r : p.rows) {
+    if (r.best_s > 0) text += best_text(r) + "\n";
+  }
+  return text + overlap_text(p) + accuracy_text(p, accuracy_of(p));
+}
+
+}  // namespace dtbench

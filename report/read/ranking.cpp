@@ -1,0 +1,37 @@
+#include "report/read/ranking.h"
+
+#include <cmath>
+#include <limits>
+
+namespace dtbench {
+
+RankAgreement rank_agreement(const std::vector<double>& measured,
+                             const std::vector<double>& predicted,
+                             const std::function<bool(size_t, size_t)>& tied) {
+  RankAgreement a;
+  const size_t n = measured.size();
+  a.items = static_cast<int>(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      ++a.pairs;
+      const bool m_tied = tied(i, j) || measured[i] == measured[j];
+      const bool p_tied = predicted[i] == predicted[j];
+      a.tied_measured += m_tied ? 1 : 0;
+      a.tied_predicted += p_tied ? 1 : 0;
+      if (m_tied || p_tied) continue;
+      if ((measured[i] < measured[j]) == (predicted[i] < predicted[j])) {
+        ++a.concordant;
+      } else {
+        ++a.discordant;
+        a.swapped.emplace_back(i, j);
+      }
+    }
+  }
+  const double denominator = std::sqrt(static_cast<double>(a.pairs - a.tied_measured) *
+                                       static_cast<double>(a.pairs - a.tied_predicted));
+  a.tau_b = denominator > 0 ? (a.concordant - a.discordant) / denominator
+                            : std::numeric_limits<double>::quiet_NaN();
+  return a;
+}
+
+}  // namespace dtbench
