@@ -150,7 +150,7 @@ int predict_command(const std::vector<std::string>& dirs) {
     Results results = load_results({dir});
     for (const auto& w : results.warnings) fmt::print(stderr, "dtbench predict: {}\n", w);
     for (const auto& system : results.systems) {
-      fmt::print("{}: {}", dir, prediction_text(predict_system(system)));
+      fmt::print("{}: {}", dir, prediction_text(system));
     }
   }
   return 0;

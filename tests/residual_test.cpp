@@ -5,12 +5,28 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
 #include "report/predict/predict.h"
+#include "report/traces/run_trace.h"
 
 namespace dtbench {
 namespace {
 
 using ::testing::HasSubstr;
+
+// A run whose trace showed this much communication per iteration and rank.
+const TrainRun* traced(double comm_s) {
+  static std::vector<std::unique_ptr<TrainRun>> runs;
+  auto run = std::make_unique<TrainRun>();
+  auto trace = std::make_shared<RunTrace>();
+  trace->overlap.iterations = comm_s > 0 ? 39 * 4 : 0;
+  trace->overlap.comm_s = comm_s;
+  run->trace = trace;
+  runs.push_back(std::move(run));
+  return runs.back().get();
+}
 
 PredictedExperiment with_sync(double measured_sync_s, double traced_comm_s, double model_comm_s) {
   PredictedExperiment r;
@@ -18,8 +34,7 @@ PredictedExperiment with_sync(double measured_sync_s, double traced_comm_s, doub
   r.predicted = {0, 0.3, 0.9, 2.8, 0.03};
   r.predicted.comm_s = model_comm_s;
   r.measured_s = r.measured.total_s();
-  r.overlap.iterations = 39 * 4;
-  r.overlap.comm_s = traced_comm_s;
+  r.traced = traced(traced_comm_s);
   return r;
 }
 
@@ -37,7 +52,9 @@ TEST(Residual, CommunicationAsModelledLeavesWhatWasHidden) {
 
 TEST(Residual, NothingWithoutATraceOrOutsideSync) {
   PredictedExperiment untraced = with_sync(3.6, 4.4, 3.6);
-  untraced.overlap = {};
+  untraced.traced = traced(0);
+  EXPECT_EQ(untraced.communication_text(), "");
+  untraced.traced = nullptr;
   EXPECT_EQ(untraced.communication_text(), "");
   PredictedExperiment in_backward = with_sync(2.8, 4.4, 3.6);
   in_backward.measured.backward_s = 1.5;  // the worst phase is backward now

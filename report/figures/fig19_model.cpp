@@ -10,6 +10,7 @@
 
 #include "report/figures/common.h"
 #include "report/predict/predict.h"
+#include "report/traces/run_trace.h"
 
 namespace dtbench::report {
 
@@ -27,7 +28,7 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
   FigureData f;
   f.table.columns = {"experiment", "measured_s",  "predicted_s",
                      "error_pct",  "worst_phase", "worst_phase_difference_s"};
-  const Prediction p = predict_system(s);
+  const Prediction& p = prediction_of(s);
   for (const auto& r : p.rows) {
     f.table.rows.push_back({r.label, r.measured_s, r.predicted.total_s(), 100 * r.error(),
                             r.worst_phase(), r.worst_phase_difference_s()});
@@ -77,10 +78,10 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
                                     errors_sentence(a), ranking_sentence(p, a)));
   std::vector<std::string> hidden;
   for (const auto& r : p.rows) {
-    if (r.overlap.iterations == 0 || r.overlap.comm_s <= 0) continue;
+    const OverlapShare& o = trace_of(*r.traced).overlap;
+    if (o.iterations == 0 || o.comm_s <= 0) continue;
     hidden.push_back(fmt::format("{} {:.0f}% of {:.3f} s ({:.3f} s exposed)", r.label,
-                                 100 * r.overlap.hidden_share(), r.overlap.comm_s,
-                                 r.overlap.exposed()));
+                                 100 * o.hidden_share(), o.comm_s, o.exposed()));
   }
   if (!hidden.empty()) {
     f.sentences.push_back(fmt::format(

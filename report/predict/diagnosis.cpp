@@ -12,9 +12,7 @@
 #include "report/predict/link_efficiency.h"
 #include "report/predict/predict.h"
 #include "report/read/select.h"
-#include "report/traces/overlap.h"
-#include "report/traces/stragglers.h"
-#include "report/traces/trace_facts.h"
+#include "report/traces/run_trace.h"
 #include "stats/rank_stats.h"
 
 namespace dtbench {
@@ -136,13 +134,13 @@ Diagnosis diagnose(const SystemResults& s) {
   double misaligned_s = 0;  // the worst alignment of a traced run's clocks; 0: by the barrier
   for (const TrainRun* r : runs) {
     if (r->trace_file().empty()) continue;
-    const nlohmann::json events = trace_events(r->trace_file());
-    const Stragglers st = stragglers_of(events);
+    const RunTrace& trace = trace_of(*r);
+    const Stragglers& st = trace.stragglers;
     if (st.straggler >= 0) {
       d.stragglers.push_back(fmt::format("{}: {}.", label[r], stragglers_text(st)));
       misaligned_s = std::max(misaligned_s, worst_misalignment_s(r->record));
     }
-    const OverlapShare o = overlap_of(events);
+    const OverlapShare& o = trace.overlap;
     if (o.iterations == 0) continue;
     d.overlap.push_back(fmt::format("{}: {}.", label[r], overlap_share_text(o)));
   }
@@ -160,7 +158,7 @@ Diagnosis diagnose(const SystemResults& s) {
               "machine, the emulated cluster).");
   }
   for (const auto& e : link_efficiency(s)) d.efficiency.push_back(link_efficiency_text(e) + ".");
-  const Prediction p = predict_system(s);
+  const Prediction& p = prediction_of(s);
   const ModelAccuracy a = accuracy_of(p);
   if (a.experiments > 0) {
     std::string errors = errors_sentence(a);

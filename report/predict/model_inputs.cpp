@@ -17,7 +17,7 @@
 #include "model/what_if.h"
 #include "record/record.h"
 #include "report/read/select.h"
-#include "report/traces/trace_facts.h"
+#include "report/traces/run_trace.h"
 #include "stats/stats.h"
 
 namespace dtbench {
@@ -272,7 +272,7 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
     }
     ++runs;
     for (size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(report::phase_mean(other, i));
-    add_trace(other.trace_file(), ready);
+    add_facts(trace_of(other).facts, ready);
   }
   if (runs == 0) {
     e.source = "no blocking run of the same model, batch and ranks";

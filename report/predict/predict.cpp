@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -15,7 +16,7 @@
 #include "record/record.h"
 #include "report/predict/link_efficiency.h"
 #include "report/read/select.h"
-#include "report/traces/trace_facts.h"
+#include "report/traces/run_trace.h"
 #include "stats/stats.h"
 
 namespace dtbench {
@@ -63,10 +64,9 @@ double PredictedExperiment::worst_phase_difference_s() const {
 
 std::string PredictedExperiment::communication_text() const {
   constexpr double kAsModelled = 0.10;
-  if (worst_phase() != "sync" || overlap.iterations == 0 || overlap.comm_s <= 0 ||
-      predicted.comm_s <= 0) {
-    return "";
-  }
+  if (traced == nullptr || worst_phase() != "sync" || predicted.comm_s <= 0) return "";
+  const OverlapShare& overlap = trace_of(*traced).overlap;
+  if (overlap.iterations == 0 || overlap.comm_s <= 0) return "";
   const double off = overlap.comm_s / predicted.comm_s - 1;
   std::string text = fmt::format(
       "its traced communication, waits for other ranks included, took {:.3f} s per iteration "
@@ -157,6 +157,7 @@ Prediction predict_system(const SystemResults& s) {
     PredictedExperiment row;
     auto reps = report::repetitions(s, run);
     row.run = reps.empty() ? &run : reps[reps.size() / 2];
+    row.traced = &run;
     row.reps = static_cast<int>(reps.size());
     row.label = label;
     row.lossy = sends_less;
@@ -183,9 +184,6 @@ Prediction predict_system(const SystemResults& s) {
     for (const TrainRun* r : reps)
       row.measured_s += summarize(report::timed(*r)).mean / reps.size();
     row.predicted = model::predict(profile.profile, method, link.link);
-    const nlohmann::json events = trace_events(run.trace_file());
-    row.overlap = overlap_of(events);
-    row.stragglers = stragglers_of(events);
     out.rows.push_back(row);
   }
   if (!swept.empty()) {
@@ -194,7 +192,6 @@ Prediction predict_system(const SystemResults& s) {
                     "it calls measured",
                     fmt::join(swept, ", ")));
   }
-  for (const auto& e : link_efficiency(s)) out.links.push_back(link_efficiency_text(e));
   if (!hook_swept.empty()) {
     out.notes.push_back(fmt::format("each bucket of {} costs what the sweep of its hook measured",
                                     fmt::join(hook_swept, ", ")));
@@ -222,14 +219,21 @@ std::string best_text(const PredictedExperiment& r) {
                     from(r.best_without_cpu_s), r.best_without_cpu_s);
 }
 
+const Prediction& prediction_of(const SystemResults& s) {
+  if (!s.prediction) s.prediction = std::make_shared<const Prediction>(predict_system(s));
+  return *s.prediction;
+}
+
 std::string overlap_text(const Prediction& p) {
   std::string text;
   for (const auto& r : p.rows) {
-    const OverlapShare& o = r.overlap;
+    const RunTrace& trace = trace_of(*r.traced);
+    const OverlapShare& o = trace.overlap;
     if (o.iterations == 0) continue;
-    text += fmt::format(
-        "  {}: {}{}\n", r.label, overlap_share_text(o),
-        o.comm_s <= 0 || r.stragglers.straggler < 0 ? "" : "; " + stragglers_text(r.stragglers));
+    text += fmt::format("  {}: {}{}\n", r.label, overlap_share_text(o),
+                        o.comm_s <= 0 || trace.stragglers.straggler < 0
+                            ? ""
+                            : "; " + stragglers_text(trace.stragglers));
   }
   return text.empty() ? "" : "overlap, from the traces:\n" + text;
 }
@@ -316,10 +320,13 @@ std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
   return text;
 }
 
-std::string prediction_text(const Prediction& p) {
+std::string prediction_text(const SystemResults& s) {
+  const Prediction& p = prediction_of(s);
   std::string text = fmt::format("{}\n", p.label);
   for (const auto& n : p.notes) text += fmt::format("  {}\n", n);
-  for (const auto& l : p.links) text += fmt::format("  link efficiency: {}\n", l);
+  for (const auto& e : link_efficiency(s)) {
+    text += fmt::format("  link efficiency: {}\n", link_efficiency_text(e));
+  }
   if (p.rows.empty()) return text + "  no experiment could be predicted\n";
   text += fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured", "predicted",
                       "error", "phases, measured/predicted (s)");

@@ -10,14 +10,14 @@
 #include "report/predict/model_inputs.h"
 #include "report/read/ranking.h"
 #include "report/read/results.h"
-#include "report/traces/overlap.h"
-#include "report/traces/stragglers.h"
 
 namespace dtbench {
 
 struct PredictedExperiment {
   const TrainRun* run = nullptr;  // the representative repetition
-  std::string label;              // "allreduce (overlap)/gloo, bucket 5 MB"
+  // The first repetition: its trace (trace_of) is the one read, as the diagnosis reads it.
+  const TrainRun* traced = nullptr;
+  std::string label;  // "allreduce (overlap)/gloo, bucket 5 MB"
   int reps = 0;
   // The iteration time as the record keeps it (the slowest rank's): the mean over the
   // repetitions of each one's mean of iterations 1..39.
@@ -32,8 +32,6 @@ struct PredictedExperiment {
   // of its hook (compressing and its CPU included), or what it sends.
   bool lossy = false;
   std::string lossy_basis;
-  OverlapShare overlap;   // from the representative repetition's trace; 0 iterations: untraced
-  Stragglers stragglers;  // from the same trace
   double error() const { return predicted.total_s() / measured_s - 1; }
   // The phase whose prediction is furthest from the measurement, and by how much (s).
   std::string worst_phase() const;
@@ -46,15 +44,19 @@ struct PredictedExperiment {
   std::string communication_text() const;
 };
 
+// Predictions only: what the runs' traces measured is their RunTrace (report/traces/run_trace.h).
 struct Prediction {
   std::string label;               // the system's
   std::vector<std::string> notes;  // the inputs used, and what was not predicted and why
-  std::vector<std::string> links;  // link efficiency, per backend and ranks (link_efficiency.h)
   std::vector<PredictedExperiment> rows;
 };
 
 // Predicts every training experiment of s (warnings and the unmodelled are named in notes).
 Prediction predict_system(const SystemResults& s);
+
+// The same, made once per system and kept with it: what the diagnosis, figure 19 and
+// `dtbench predict` read.
+const Prediction& prediction_of(const SystemResults& s);
 
 // The model judged as the best predictors are (dPRO: under 5% error in most cases; Proteus: 3%
 // mean error, the ranking of strategies preserved): over every predicted experiment, the mean
@@ -102,8 +104,9 @@ std::string accuracy_text(const Prediction& p, const ModelAccuracy& a);
 // (empty for the others).
 std::string best_text(const PredictedExperiment& r);
 
-// The table dtbench predict prints: per experiment, measured and predicted iteration time,
-// the signed error, each phase measured/predicted, and the worst phase.
-std::string prediction_text(const Prediction& p);
+// What dtbench predict prints for a system: its inputs and link efficiency, then per experiment
+// measured and predicted iteration time, the signed error, each phase measured/predicted, and
+// the worst phase; the traced overlap and the accuracy.
+std::string prediction_text(const SystemResults& s);
 
 }  // namespace dtbench

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 namespace dtbench {
 
 struct SystemResults;
+struct RunTrace;    // report/traces/run_trace.h
+struct Prediction;  // report/predict/predict.h
 
 // How quiet the machine was while one repetition ran (status.json's noise guard; results
 // written before the guard have none: NaN).
@@ -37,6 +40,8 @@ struct TrainRun {
   std::string bottleneck_rate;  // "" unless the experiment shaped a bottleneck link
   int bottleneck_host = -1;     // the host whose link it shaped
   RunRecord record;
+  // What its trace shows, parsed once by trace_of() (report/traces/run_trace.h) and kept here.
+  mutable std::shared_ptr<const RunTrace> trace;
 };
 
 struct CollectiveRun {
@@ -60,6 +65,9 @@ struct SystemResults {
   std::vector<TrainRun> runs;
   std::vector<CollectiveRun> collectives;
   std::vector<Conditions> conditions;  // of every finished repetition, in load order
+  // The cost model's prediction of its experiments, made once by prediction_of()
+  // (report/predict/predict.h) and kept here.
+  mutable std::shared_ptr<const Prediction> prediction;
 };
 
 struct Results {

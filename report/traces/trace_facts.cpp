@@ -17,18 +17,18 @@ nlohmann::json trace_events(const std::string& path) {
   return std::move(trace["traceEvents"]);
 }
 
-void add_trace(const std::string& path, TraceFacts& out) {
-  nlohmann::json trace = {{"traceEvents", trace_events(path)}};
-  if (trace["traceEvents"].empty()) return;
-  out.straggler_s.push_back(mean_straggler_s(trace["traceEvents"]));
+TraceFacts trace_facts_of(const nlohmann::json& events) {
+  TraceFacts out;
+  if (events.empty()) return out;
+  out.straggler_s.push_back(mean_straggler_s(events));
   std::map<int, std::vector<std::pair<double, double>>> backward;  // rank -> [begin, end)
-  for (const auto& e : trace["traceEvents"]) {
+  for (const auto& e : events) {
     if (e.value("ph", "") == "X" && e.value("name", "") == "backward") {
       double ts = e.value("ts", 0.0);
       backward[e.value("pid", 0)].emplace_back(ts, ts + e.value("dur", 0.0));
     }
   }
-  for (const auto& e : trace["traceEvents"]) {
+  for (const auto& e : events) {
     if (e.value("ph", "") != "i" || e.value("name", "") != "gradient ready") continue;
     const double ts = e.value("ts", 0.0);
     const auto& args = e.value("args", nlohmann::json::object());
@@ -44,6 +44,21 @@ void add_trace(const std::string& path, TraceFacts& out) {
       out.bytes[p] = args.value("bytes", 0.0);
       ++out.count[p];
     }
+  }
+  return out;
+}
+
+void add_facts(const TraceFacts& one, TraceFacts& out) {
+  out.straggler_s.insert(out.straggler_s.end(), one.straggler_s.begin(), one.straggler_s.end());
+  if (out.sum.size() < one.sum.size()) {
+    out.sum.resize(one.sum.size());
+    out.bytes.resize(one.sum.size());
+    out.count.resize(one.sum.size());
+  }
+  for (size_t p = 0; p < one.sum.size(); ++p) {
+    out.sum[p] += one.sum[p];
+    if (one.count[p] > 0) out.bytes[p] = one.bytes[p];
+    out.count[p] += one.count[p];
   }
 }
 

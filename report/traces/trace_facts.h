@@ -29,9 +29,11 @@ nlohmann::json trace_events(const std::string& path);
 // is the same step: each rank traces the same iterations).
 std::map<int, std::vector<std::pair<double, double>>> iteration_spans(const nlohmann::json& events);
 
-// Adds the trace at path (trace.json.gz or trace.json; "" adds nothing) to out. A corrupt gzip
-// stream is a UserError naming the file; a file that is not a trace adds nothing.
-void add_trace(const std::string& path, TraceFacts& out);
+// One trace's facts, from its traceEvents (nothing for events without them).
+TraceFacts trace_facts_of(const nlohmann::json& events);
+
+// Adds one run's facts to those of others (out).
+void add_facts(const TraceFacts& one, TraceFacts& out);
 
 // How much longer than the ranks' mean the slowest rank's compute (data, forward and backward)
 // takes, per traced iteration, the mean over the iterations (s): what every synchronisation waits

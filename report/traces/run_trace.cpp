@@ -1,0 +1,21 @@
+#include "report/traces/run_trace.h"
+
+#include <memory>
+
+namespace dtbench {
+
+const RunTrace& trace_of(const TrainRun& run) {
+  if (!run.trace) {
+    auto read = std::make_shared<RunTrace>();
+    const nlohmann::json events = trace_events(run.trace_file());
+    if (!events.empty()) {
+      read->overlap = overlap_of(events);
+      read->stragglers = stragglers_of(events);
+      read->facts = trace_facts_of(events);
+    }
+    run.trace = std::move(read);
+  }
+  return *run.trace;
+}
+
+}  // namespace dtbench
