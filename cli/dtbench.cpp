@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "catalogue/datasets.h"
+#include "catalogue/methods.h"
 #include "cluster/cluster.h"
 #include "cluster/cluster_slurm.h"
 #include "cluster/cluster_ssh.h"
@@ -310,6 +311,7 @@ int main(int argc, char** argv) {
         DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-xeon-vm";
     add_predict(app, predict_dirs);
     add_what_if(app, what_if);
+    app.add_subcommand("methods", "Every synchronisation method: what moves, its modes (Markdown)");
     app.add_subcommand("matrices",
                        "Every matrix: what it runs, its experiments and estimated time (Markdown)");
     DoctorOptions doctor;
@@ -330,6 +332,10 @@ int main(int argc, char** argv) {
       throw UserError(first_line(e.what()));
     }
     if (app.got_subcommand("run")) return run_matrix(run);
+    if (app.got_subcommand("methods")) {
+      fmt::print("{}", methods_table());
+      return 0;
+    }
     if (app.got_subcommand("matrices")) {
       fmt::print("{}", matrices_table(run.matrices_dir));
       return 0;

@@ -15,27 +15,15 @@ namespace {
 
 using TensorCost = std::function<double(int ranks, double bytes, const Link& link)>;
 
-// Each per-tensor strategy's algorithm (docs/strategies.md); the bucketed engines allreduce
-// their buckets on a ring.
-const std::map<std::string, TensorCost>& algorithms() {
-  static const std::map<std::string, TensorCost> table = {
-      {"none", [](int, double, const Link&) { return 0.0; }},
-      {"gather_scatter", gather_scatter_s},
-      {"reduce_broadcast", tree_reduce_broadcast_s},
-      {"allreduce", ring_allreduce_s},
-      {"allgather", ring_allgather_s},
-      {"ring_reduce", chain_reduce_broadcast_s},
-      {"ring_allreduce", ring_allreduce_s},
-      {"bucketed", ring_allreduce_s},
-      {"c10d_ddp", ring_allreduce_s},
-      // The lossy methods: the plain allreduce they send (fp16 at half the bytes, PowerSGD
-      // before its start, local SGD's parameters).
-      {"fp16", ring_allreduce_s},
-      {"powersgd", ring_allreduce_s},
-      {"topk", ring_allreduce_s},
-      {"local_sgd", ring_allreduce_s},
-      // Each bucket in two levels (buckets_of); a tensor alone as a flat ring.
-      {"hierarchical", ring_allreduce_s},
+// The time of each algorithm a method's row can be priced as (catalogue/methods.h: priced_as).
+const std::map<PricedAs, TensorCost>& algorithms() {
+  static const std::map<PricedAs, TensorCost> table = {
+      {PricedAs::nothing, [](int, double, const Link&) { return 0.0; }},
+      {PricedAs::gather_scatter, gather_scatter_s},
+      {PricedAs::tree_reduce_broadcast, tree_reduce_broadcast_s},
+      {PricedAs::ring_allreduce, ring_allreduce_s},
+      {PricedAs::ring_allgather, ring_allgather_s},
+      {PricedAs::chain_reduce_broadcast, chain_reduce_broadcast_s},
   };
   return table;
 }
@@ -130,11 +118,13 @@ std::vector<double> ddp_bucket_bytes(const std::vector<double>& tensor_bytes, do
 }  // namespace
 
 bool modelled(const std::string& sync) {
-  return algorithms().count(sync) > 0;
+  const SyncMethod* m = method_named(sync);
+  return m != nullptr && algorithms().count(m->priced_as) > 0;
 }
 
 double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link) {
-  auto it = algorithms().find(sync);
+  const SyncMethod* m = method_named(sync);
+  auto it = m == nullptr ? algorithms().end() : algorithms().find(m->priced_as);
   if (it == algorithms().end()) throw std::invalid_argument("no model for " + sync);
   return it->second(ranks, bytes, link);
 }

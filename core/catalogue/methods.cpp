@@ -15,9 +15,9 @@ const std::vector<SyncMode> kEveryMode = {SyncMode::blocking, SyncMode::overlap,
 const std::vector<SyncMode> kBucketModes = {SyncMode::overlap, SyncMode::blocking};
 
 SyncMethod per_tensor(const char* name, const char* description, std::vector<CollectiveCall> calls,
-                      bool in_what_if = false) {
-  return {name,       description,      Engine::per_tensor, false,
-          kEveryMode, std::move(calls), in_what_if,         ""};
+                      PricedAs priced_as, bool in_what_if = false) {
+  return {name, description, Engine::per_tensor, false, kEveryMode, std::move(calls), in_what_if,
+          "",   false,       priced_as};
 }
 
 // A lossy hook on bucketed's buckets, priced by the sweep of its whole operation.
@@ -29,7 +29,9 @@ SyncMethod lossy_hook(const char* name, const char* description) {
           kBucketModes,
           {{std::string(name) + "_hook"}},
           /*in_what_if=*/true,
-          ""};
+          "",
+          false,
+          PricedAs::ring_allreduce};
 }
 
 }  // namespace
@@ -43,23 +45,25 @@ const std::vector<SyncMethod>& sync_methods() {
        kEveryMode,
        {},
        false,
-       ""},
+       "",
+       false,
+       PricedAs::nothing},
       per_tensor("gather_scatter", "per tensor: gather to rank 0, sum there, scatter back",
-                 {{"gather_scatter"}}, /*in_what_if=*/true),
+                 {{"gather_scatter"}}, PricedAs::gather_scatter, /*in_what_if=*/true),
       per_tensor("reduce_broadcast", "per tensor: reduce to rank 0, broadcast",
-                 {{"reduce"}, {"broadcast"}}),
+                 {{"reduce"}, {"broadcast"}}, PricedAs::tree_reduce_broadcast),
       per_tensor("allreduce", "per tensor: the backend's allreduce(sum)", {{"allreduce"}},
-                 /*in_what_if=*/true),
+                 PricedAs::ring_allreduce, /*in_what_if=*/true),
       per_tensor("allgather", "per tensor: allgather, every rank sums locally",
-                 {{"allgather", /*times_ranks=*/true}}),
+                 {{"allgather", /*times_ranks=*/true}}, PricedAs::ring_allgather),
       per_tensor("ring_reduce",
                  "per tensor, hand-written: chain reduce around the ring to "
                  "rank 0, then pass the sum around",
-                 {{"ring_reduce"}}, /*in_what_if=*/true),
+                 {{"ring_reduce"}}, PricedAs::chain_reduce_broadcast, /*in_what_if=*/true),
       per_tensor("ring_allreduce",
                  "per tensor, hand-written on isend/irecv: reduce-scatter + "
                  "allgather in n chunks",
-                 {{"ring_allreduce"}}),
+                 {{"ring_allreduce"}}, PricedAs::ring_allreduce),
       {"bucketed",
        "DDP's algorithm, ours: reverse-order flat buckets of --bucket-mb, "
        "iallreduce launched from gradient hooks during backward",
@@ -68,7 +72,9 @@ const std::vector<SyncMethod>& sync_methods() {
        kBucketModes,
        {},
        /*in_what_if=*/true,
-       ""},
+       "",
+       false,
+       PricedAs::ring_allreduce},
       {"c10d_ddp",
        "the real PyTorch DDP engine: c10d::Reducer over ProcessGroupGloo (--backend gloo)",
        Engine::bucketed,
@@ -77,7 +83,8 @@ const std::vector<SyncMethod>& sync_methods() {
        {},
        false,
        "gloo",
-       /*waits_in_backward=*/true},
+       /*waits_in_backward=*/true,
+       PricedAs::ring_allreduce},
       lossy_hook("fp16",
                  "buckets as bucketed, each cast to float16 and allreduced in float16 "
                  "(PyTorch's fp16_compress_hook)"),
@@ -95,7 +102,9 @@ const std::vector<SyncMethod>& sync_methods() {
        kBucketModes,
        {},
        false,
-       ""},
+       "",
+       false,
+       PricedAs::ring_allreduce},
       {"local_sgd",
        "no gradient moves: each rank steps alone, parameters averaged every "
        "--local-sgd-period steps",
@@ -104,7 +113,9 @@ const std::vector<SyncMethod>& sync_methods() {
        {SyncMode::blocking},
        {},
        /*in_what_if=*/true,
-       ""},
+       "",
+       false,
+       PricedAs::ring_allreduce},
   };
   return methods;
 }
@@ -113,23 +124,32 @@ const SyncMethod& find_method(const std::string& name) {
   return find_by_name(sync_methods(), name, "sync strategy");
 }
 
-namespace {
-const SyncMethod* lookup(const std::string& name) {
+const SyncMethod* method_named(const std::string& name) {
   for (const auto& m : sync_methods()) {
     if (m.name == name) return &m;
   }
   return nullptr;
 }
-}  // namespace
 
 bool bucketed_engine(const std::string& name) {
-  const SyncMethod* m = lookup(name);
+  const SyncMethod* m = method_named(name);
   return m && (m->engine == Engine::bucketed || m->engine == Engine::hooked);
 }
 
 bool is_lossy(const std::string& name) {
-  const SyncMethod* m = lookup(name);
+  const SyncMethod* m = method_named(name);
   return m && m->lossy;
+}
+
+std::string methods_table() {
+  std::string table = "| `--sync` | what moves | modes |\n|---|---|---|\n";
+  for (const auto& m : sync_methods()) {
+    std::vector<std::string> modes;
+    for (SyncMode mode : m.modes) modes.push_back(to_string(mode));
+    table += fmt::format("| `{}` | {}{} | {} |\n", m.name, m.description, m.lossy ? " (lossy)" : "",
+                         fmt::join(modes, ", "));
+  }
+  return table;
 }
 
 std::string to_string(SyncMode mode) {

@@ -2,8 +2,8 @@
 // The catalogue of gradient-synchronisation methods: what each one is, how it runs and what it
 // calls, as plain data without libtorch. The trainer's factories (grad_sync.h), the cost model,
 // predict, what-if, the CLI, bench_train, the record and the report all read it. Adding a method
-// is a row here, its strategy file with a factory in sync/factories.cpp, and its cost rule
-// (algorithms() in model/iteration_model.cpp); docs/strategies.md says how.
+// is a row here (its cost rule included: priced_as), its strategy file with a factory in
+// sync/factories.cpp; docs/strategies.md says how, step by step.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,6 +67,19 @@ struct CollectiveCall {
   bool times_ranks = false;
 };
 
+// How the cost model prices one tensor of a per-tensor method, or one bucket of the others: the
+// algorithm whose time model/cost_model.h gives (docs/model.md). A method's row names it, so
+// that a new method priced like an existing one needs no rule in the model.
+enum class PricedAs {
+  unmodelled,              // the model does not predict it
+  nothing,                 // nothing moves
+  gather_scatter,          // gather to a root, scatter back
+  tree_reduce_broadcast,   // binomial-tree reduce, then broadcast
+  ring_allreduce,          // reduce-scatter + allgather on a ring
+  ring_allgather,          // allgather of n copies on a ring
+  chain_reduce_broadcast,  // reduce along a chain, then pass the sum around
+};
+
 struct SyncMethod {
   std::string name;
   std::string description;
@@ -83,12 +96,17 @@ struct SyncMethod {
   // Waits for its last buckets inside backward (DDP's Reducer, in autograd's final callback),
   // not in the sync phase after it.
   bool waits_in_backward = false;
+  // Its cost rule: a tensor's (per tensor) or a bucket's (the bucketed engines; a lossy hook's
+  // bucket is then priced by its sweep where there is one, else as what it sends).
+  PricedAs priced_as = PricedAs::unmodelled;
 };
 
 // Every method, in the order the CLI and the report list them.
 const std::vector<SyncMethod>& sync_methods();
 // UserError listing the known names otherwise.
 const SyncMethod& find_method(const std::string& name);
+// nullptr for an unknown name (a record of a method since removed).
+const SyncMethod* method_named(const std::string& name);
 // Whether the method runs on bucketed's engine (bucketed itself, c10d_ddp, the hooked ones),
 // its buckets overlapping backward. False for unknown names.
 bool bucketed_engine(const std::string& name);
@@ -102,6 +120,10 @@ std::string default_sync(int world_size);
 // method) the first mode of the methods default_sync chooses from, which they share.
 // UserError for an unknown method.
 SyncMode default_mode_of(const std::string& sync);
+
+// `dtbench methods`: the catalogue as a Markdown table, a row per method: its --sync name, what
+// moves, its modes (the default first), and its backend where it needs one. README.md holds it.
+std::string methods_table();
 
 std::string to_string(SyncMode mode);
 std::string to_string(Aggregate aggregate);

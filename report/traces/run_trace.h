@@ -14,7 +14,7 @@ namespace dtbench {
 struct RunTrace {
   OverlapShare overlap;  // 0 iterations: not traced, or no communication span
   Stragglers stragglers;
-  TraceFacts facts;      // this run's alone
+  TraceFacts facts;  // this run's alone
 };
 
 // The run's trace, parsed on the first call (an untraced run: an empty RunTrace). A corrupt gzip
