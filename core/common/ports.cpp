@@ -12,24 +12,60 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <random>
 
 #include "common/error.h"
 #include "common/host.h"
 
 namespace dtbench {
 
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+namespace {
+
+// Whether port (0: the kernel's pick) can be bound on every address now; the port bound.
+int bind_port(int port, int* error) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
   socklen_t length = sizeof(addr);
-  bool ok = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-            getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0;
-  const int error = errno;  // before close() can change it
+  const bool ok = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0;
+  *error = errno;  // before close() can change it
   if (fd >= 0) close(fd);
-  if (!ok) throw CommError(fmt::format("no free TCP port for the rendezvous: {}", strerror(error)));
-  return ntohs(addr.sin_port);
+  return ok ? ntohs(addr.sin_port) : -1;
+}
+
+}  // namespace
+
+int ephemeral_low() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0, high = 0;
+  return range >> low >> high ? low : 0;
+}
+
+int free_port() {
+  // Below the kernel's ephemeral range, so that no outgoing connection (Gloo's, MPI's, the
+  // other ranks' of this host) can take the port between this pick and the rendezvous' bind:
+  // a pick of port 0 comes from that range, and lost that race on the emulated cluster.
+  constexpr int kLowest = 20000;
+  const int below = ephemeral_low();
+  int error = 0;
+  if (below > kLowest + 100) {
+    std::random_device seed;
+    std::mt19937 pick(seed());
+    std::uniform_int_distribution<int> port(kLowest, below - 1);
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      const int bound = bind_port(port(pick), &error);
+      if (bound > 0) return bound;
+    }
+  }
+  const int bound = bind_port(0, &error);
+  if (bound < 0) {
+    throw CommError(fmt::format("no free TCP port for the rendezvous: {}", strerror(error)));
+  }
+  return bound;
 }
 
 std::string connection_error(const std::string& ipv4, int port, int timeout_ms) {

@@ -3,9 +3,13 @@
 
 namespace dtbench {
 
-// A TCP port free on this host right now (the kernel's pick for port 0). CommError if there is
-// none to be had.
+// A TCP port free on this host right now, drawn below the kernel's ephemeral range (where no
+// outgoing connection takes it before the rendezvous binds it), else the kernel's pick for port
+// 0. CommError if there is none to be had.
 int free_port();
+
+// The lowest port of the kernel's ephemeral range (ip_local_port_range); 0 if unknown.
+int ephemeral_low();
 
 // Why a TCP connection to ipv4:port was not accepted within timeout_ms ("" when it was).
 std::string connection_error(const std::string& ipv4, int port, int timeout_ms);
