@@ -14,7 +14,7 @@
 namespace dtbench {
 
 // The TCP payload, in bytes/s, that a link of this line rate carries: 1448 bytes of every 1514
-// on the wire (Ethernet, IP and TCP headers with timestamps). "1gbit" -> 121.6e6.
+// on the wire (Ethernet, IP and TCP headers with timestamps). "1gbit" -> 119.6e6.
 double payload_bytes_per_s(double line_bits_per_s);
 double payload_bytes_per_s(const std::string& line_rate);
 

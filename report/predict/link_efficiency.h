@@ -28,7 +28,7 @@ struct LinkEfficiency {
 std::vector<LinkEfficiency> link_efficiency(const SystemResults& s);
 
 // One sentence per entry: "gloo allreduce on 4 ranks at 64 MiB: busbw 117.9 MB/s, 96% of the
-// emulated cluster's 1gbit (121.6 MB/s of payload): normal (at least 70%: common/links.h's one
+// emulated cluster's 1gbit (119.6 MB/s of payload): normal (at least 70%: common/links.h's one
 // rule); n1/2 = 412 KiB; at the buckets the training sent (median 25.0 MB) 112.0 MB/s (92%)".
 std::string link_efficiency_text(const LinkEfficiency& e);
 
