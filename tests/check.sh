@@ -3,7 +3,9 @@
 # ok/FAILED and records a failure in $status (the test exits with it); wait_until SECONDS
 # CONDITION... polls the condition until it holds (status 0) or the deadline passes (status 1);
 # kept DIR NAME [FIND-ARGS...] lists the files NAME under DIR that an experiment kept, not those
-# of the noisy attempts the harness moved aside into attempt-<k>/.
+# of the noisy attempts the harness moved aside into attempt-<k>/; failures DIR prints the
+# end of the stderr each failed experiment under DIR kept (its ranks' own words, lost with
+# $work).
 work=$(mktemp -d)
 cleanup=:
 trap 'eval "$cleanup"; kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
@@ -33,5 +35,12 @@ needs_root() {
   local d
   for d in "$@"; do
     if [ ! -x "/usr/sbin/$d" ]; then echo "skipped: no $d (make setup-cluster)"; exit 77; fi
+  done
+}
+failures() {
+  local s
+  for s in $(grep -rl '"status": *"failed"' "$1" --include=status.json 2>/dev/null); do
+    echo "--- $(dirname "$s")/stderr.log"
+    tail -n 60 "$(dirname "$s")/stderr.log"
   done
 }

@@ -41,6 +41,7 @@ for launcher in agent ssh; do
     --data-dir "$work/data" "${guard[@]}" --out "$work/r-$launcher" >"$work/$launcher.out" 2>&1
   code=$?
   cat "$work/$launcher.out"
+  failures "$work/r-$launcher"
   check "$launcher: exit 0 ($code)" test $code -eq 0
 done
 "$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$work/r-srun" \
@@ -48,6 +49,7 @@ done
 timeout 240 sbatch --wait "$work/job.sh" >"$work/sbatch.out" 2>&1
 code=$?
 cat "$work/sbatch.out" "$work"/r-srun/slurm-*.out
+failures "$work/r-srun"
 check "srun: the job succeeded ($code)" test $code -eq 0
 
 # Per launcher and backend, over its repetitions: threads of every rank, ranks sharing, own CPU

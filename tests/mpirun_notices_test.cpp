@@ -104,5 +104,23 @@ TEST(MpirunNotices, TheFailureLineIsTheLastErrorOrTheLastWord) {
   EXPECT_EQ(failure_line(""), "");
 }
 
+// OpenMPI 5.0's start-up race, as a rank's stack and srun said it on Debian 13; a crash of
+// dtbench's own, or an ordinary failure, is not it.
+TEST(MpirunNotices, OpenMpisStartUpRaceIsToldApart) {
+  const std::string race =
+      "[n3:10269:0:10269] Caught signal 11 (Segmentation fault: address not mapped to object at "
+      "address 0xe0)\n"
+      " 4  /lib/x86_64-linux-gnu/libmpi.so.40(mca_pml_ob1_recv_frag_callback_match+0xaa)\n"
+      " 9  /lib/x86_64-linux-gnu/libopen-pal.so.80(opal_progress+0x84)\n"
+      "10  /lib/x86_64-linux-gnu/libmpi.so.40(ompi_mpi_init+0x435)\n"
+      "srun: error: n3: task 3: Segmentation fault\n";
+  EXPECT_TRUE(mpi_init_race(race));
+  EXPECT_FALSE(mpi_init_race("srun: error: n3: task 3: Segmentation fault\n"));
+  EXPECT_FALSE(mpi_init_race(
+      " 4  /lib/x86_64-linux-gnu/libmpi.so.40(mca_pml_ob1_recv_frag_callback_match+0xaa)\n"
+      " 9  /dtbench/dtbench-train(+0x8cfc1)\n"));
+  EXPECT_FALSE(mpi_init_race("dtbench-train: error: no MNIST files in /data\n"));
+}
+
 }  // namespace
 }  // namespace dtbench

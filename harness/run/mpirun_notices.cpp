@@ -103,4 +103,9 @@ void MpirunNotices::finish() {
   exit_line_.clear();
 }
 
+bool mpi_init_race(const std::string& stderr_text) {
+  return stderr_text.find("mca_pml_ob1_recv_frag_callback_match") != std::string::npos &&
+         stderr_text.find("ompi_mpi_init") != std::string::npos;
+}
+
 }  // namespace dtbench

@@ -374,6 +374,12 @@ class Runner {
                           {"quiet_before", quiet},
                           {"noise", noise_json},
                           {"noisy", noisy}});
+      // OpenMPI 5.0's start-up race killed a rank before anything was measured: once more.
+      if (status == "failed" && number == 1 && mpi_init_race(tail_of(spec.stderr_path, 80))) {
+        attempts.back()["why"] = "a rank crashed inside MPI_Init (OpenMPI's start-up race)";
+        keep_attempt_files(dir, number);
+        continue;
+      }
       if (status != "ok" || !noisy || number >= o_.noise.tries) break;
       keep_attempt_files(dir, number);
     }
