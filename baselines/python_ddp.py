@@ -11,7 +11,7 @@ momentum 0.9, weight decay 1e-4) or LeNet-5 on MNIST (SGD lr 0.01), the global b
 over the ranks as dtbench splits it (rank r takes positions r, r+n, ... of the epoch's
 permutation), DistributedDataParallel over Gloo with bucket_cap_mb. An iteration is data +
 forward + backward (DDP's allreduce runs inside it) + step; its time is the slowest rank's.
-It writes a dtbench.run/1 record (sync "python_ddp", backend "gloo"), so the report reads it
+It writes a dtbench.run/2 record (sync "python_ddp", backend "gloo"), so the report reads it
 like any other run. Uses Debian's python3-torch, the same libtorch as dtbench, which has no
 MPI backend: the record says so (system.torch_mpi_available).
 """
@@ -244,6 +244,7 @@ def main():
 
     phases = {name: [] for name in ("data", "forward", "backward", "sync", "optimizer")}
     total, losses, own_times, own_faults = [], [], [], []
+    own_phases = {name: [] for name in phases}
     steps = len(labels) // global_batch
     for it in range(min(args.max_iters, steps)):
         faults0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -260,6 +261,9 @@ def main():
         t4 = time.perf_counter()
         own_faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults0)
         own_times.append(t4 - t0)
+        # DDP's Reducer sums the buckets inside backward: no sync phase of its own.
+        for name, value in zip(phases, (t1 - t0, t2 - t1, t3 - t2, 0.0, t4 - t3)):
+            own_phases[name].append(value)
         # Outside the timed region, as dtbench does: phase means and the global loss over
         # ranks, and the slowest rank's iteration time.
         sums = torch.tensor([loss.item(), t1 - t0, t2 - t1, t3 - t2, 0.0, t4 - t3],
@@ -278,11 +282,12 @@ def main():
     mine = rank_usage(rank, wall0, usage0, nic0, own_times, own_faults,
                       gradient_bytes * len(total))
     mine["threads"] = threads
+    mine["phase_s"] = own_phases
     everyone = [None] * world
     dist.all_gather_object(everyone, mine)
     if rank == 0 and args.out:
         record = {
-            "schema": "dtbench.run/1",
+            "schema": "dtbench.run/2",
             "config": {"model": args.model, "dataset": dataset, "data_dir": args.data_dir,
                        "epochs": 1, "max_iters": args.max_iters, "global_batch": global_batch,
                        "lr": lr, "momentum": momentum, "weight_decay": weight_decay,
@@ -292,7 +297,9 @@ def main():
                        "sync": "python_ddp", "backend": "gloo", "aggregate": "mean",
                        "mode": "overlap", "bucket_mb": args.bucket_mb,
                        "timeout_s": args.timeout_s, "slow_rank": -1, "slow_ms": 0.0,
-                       "fault": ""},
+                       "fault": "", "train_limit": 0, "trace": "", "powersgd_rank": 1,
+                       "powersgd_start": 10, "topk_fraction": 0.01, "local_sgd_period": 8,
+                       "ranks_per_host": 0},
             "system": {"engine": "PyTorch DistributedDataParallel (Python)",
                        "torch": torch.__version__,
                        "torch_mpi_available": dist.is_mpi_available(),
@@ -300,6 +307,8 @@ def main():
                        "train_files": files},
             "threads": torch.get_num_threads(),
             "bucket_bytes": [],
+            "plan_inputs": None,
+            "links": [],
             "iterations": {"epoch": [1] * len(total), "step": list(range(1, len(total) + 1)),
                            "loss": losses, **{f"{k}_s": v for k, v in phases.items()},
                            "total_s": total},

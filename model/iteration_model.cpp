@@ -7,7 +7,6 @@
 #include <map>
 #include <stdexcept>
 
-#include "catalogue/compression_rules.h"
 #include "catalogue/methods.h"
 
 namespace dtbench::model {
@@ -24,6 +23,8 @@ const std::map<PricedAs, TensorCost>& algorithms() {
       {PricedAs::ring_allreduce, ring_allreduce_s},
       {PricedAs::ring_allgather, ring_allgather_s},
       {PricedAs::chain_reduce_broadcast, chain_reduce_broadcast_s},
+      // One rank per host (set_sent prices the two levels of a placement).
+      {PricedAs::two_level, ring_allreduce_s},
   };
   return table;
 }
@@ -33,66 +34,44 @@ bool hooked(const std::string& sync) {
   return modelled(sync) && find_method(sync).engine == Engine::hooked;
 }
 
-// What PowerSGD sends of one bucket, in elements: the tensors it leaves uncompressed, and P's and
-// Q's (powersgd.cpp, as PyTorch's hook).
-struct PowerSgdParts {
-  double uncompressed = 0, p = 0, q = 0;
-};
-
-PowerSgdParts powersgd_parts(const std::vector<size_t>& members, const ComputeProfile& compute,
-                             const Compression& c) {
-  PowerSgdParts parts;
-  for (size_t i : members) {
-    const double elements = compute.tensor_bytes[i] / 4;
-    const auto& shape = i < c.shapes.size() ? c.shapes[i] : std::vector<int64_t>{};
-    if (shape.empty() || shape[0] <= 0) {
-      parts.uncompressed += elements;
-      continue;
-    }
-    const int64_t n = shape[0], m = static_cast<int64_t>(elements) / n;
-    const auto r = static_cast<double>(powersgd_compressed_rank(n, m, c.powersgd_rank));
-    if (r > 0) {
-      parts.p += static_cast<double>(n) * r;
-      parts.q += static_cast<double>(m) * r;
-    } else {
-      parts.uncompressed += elements;
-    }
-  }
-  return parts;
+// The share of the iterations predicted that come before `from` (a hook's plain iterations).
+double share_before(int64_t from, const Method& method) {
+  const auto iterations = static_cast<double>(method.last_iteration - method.first_iteration + 1);
+  const auto before = static_cast<double>(from - method.first_iteration);
+  return iterations > 0 ? std::clamp(before, 0.0, iterations) / iterations : 0;
 }
 
 // What a hook sends of one bucket, and how long it takes (buckets_of).
 void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfile& compute,
               const Method& method, const std::function<double(double)>& cost, const Link& link) {
-  const Compression& c = method.compression;
+  const SyncMethod& row = find_method(method.sync);
   const int n = method.ranks;
-  if (method.sync == "fp16") {
-    b.sent_bytes = b.bytes / 2;
-    b.seconds = cost(b.sent_bytes);
-  } else if (method.sync == "topk") {
-    const double elements = b.bytes / 4;
-    const auto k = static_cast<double>(topk_count(c.topk_fraction, std::llround(elements)));
-    b.sent_bytes = 4 * n * k;
-    b.seconds = 2 * ring_allgather_s(n, 4 * k, link);
-  } else if (method.sync == "powersgd") {
-    const PowerSgdParts parts = powersgd_parts(members, compute, c);
-    double seconds = 0;
-    for (double elements : {parts.uncompressed, parts.p, parts.q}) {
-      if (elements > 0) seconds += cost(4 * elements);
-    }
-    const double w = c.powersgd_uncompressed_share;
-    b.sent_bytes = (1 - w) * 4 * (parts.uncompressed + parts.p + parts.q) + w * b.bytes;
-    b.seconds = (1 - w) * seconds + w * cost(b.bytes);
-  } else if (method.sync == "hierarchical") {
+  if (row.priced_as == PricedAs::two_level) {
     const int per_host = std::clamp(method.placement.ranks_per_host, 1, n);
     b.seconds =
         hierarchical_allreduce_s(n / per_host, per_host, b.bytes, method.placement.inside, link);
     return;
   }
+  if (row.sends == nullptr) return;
+  std::vector<BucketParameter> bucket;
+  for (size_t i : members) {
+    bucket.push_back({compute.tensor_bytes[i],
+                      i < compute.shapes.size() ? compute.shapes[i] : std::vector<int64_t>{}});
+  }
+  const BucketSend send = row.sends(bucket, method.options, n);
+  double seconds = 0;
+  for (const BucketCall& call : send.calls) {
+    seconds += call.times * (call.algorithm == PricedAs::ring_allreduce
+                                 ? cost(call.bytes)
+                                 : algorithms().at(call.algorithm)(n, call.bytes, link));
+  }
+  // Before it compresses, the bucket goes as it is.
+  const double w = share_before(send.compresses_from, method);
+  b.sent_bytes = (1 - w) * send.sent_bytes + w * b.bytes;
+  b.seconds = (1 - w) * seconds + w * cost(b.bytes);
   const MeasuredHook& hook = method.hook;
   if (!hook.seconds || !hook.machine_cpu_s) return;
-  // As the hook's sweep measured it; PowerSGD's iterations before its start allreduce instead.
-  const double w = method.sync == "powersgd" ? c.powersgd_uncompressed_share : 0;
+  // As the hook's sweep measured it.
   const auto& allreduce_cpu = method.comm_cpu.machine_cpu_s;
   b.seconds = (1 - w) * hook.seconds(b.bytes) + w * cost(b.bytes);
   b.cpu_s =
@@ -138,7 +117,9 @@ std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& meth
     return buckets;
   }
   std::vector<double> sizes = method.bucket_bytes;
-  if (sizes.empty()) sizes = ddp_bucket_bytes(compute.tensor_bytes, method.bucket_cap_bytes);
+  if (sizes.empty())
+    sizes =
+        ddp_bucket_bytes(compute.tensor_bytes, static_cast<double>(method.options.bucket_bytes()));
   std::vector<std::vector<size_t>> members;
   size_t next = n;  // the parameters fill the buckets from the last one back
   auto fill = [&](double size) {
@@ -177,13 +158,14 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     // every iteration, whether or not another rank waits for it.
     double all = 0;
     for (double b : compute.tensor_bytes) all += b;
-    p.comm_s = cost(all) / std::max(1, method.compression.local_sgd_period);
+    p.comm_s =
+        cost(all) / static_cast<double>(std::max<int64_t>(1, method.options.local_sgd_period));
     p.sync_s = p.comm_s + compute.straggler_s;
     return p;
   }
   std::vector<Bucket> buckets = buckets_of(compute, method, cost, link);
   for (const Bucket& b : buckets) p.comm_s += b.seconds >= 0 ? b.seconds : cost(b.bytes);
-  if (method.mode == SyncMode::overlap) {
+  if (method.options.mode == SyncMode::overlap) {
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
     // ready times), then the buckets go out on the stretched schedule.
     const double stolen = overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu);
@@ -204,11 +186,12 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     if (method.comm_cpu.machine_cpu_s) cpu += machine_cpu_of(b, method.comm_cpu);
   }
   // stale: the sums travel during the next iteration's compute, taking their CPU from it.
-  if (method.mode == SyncMode::stale) p.backward_s += cpu / method.comm_cpu.cores;
+  if (method.options.mode == SyncMode::stale) p.backward_s += cpu / method.comm_cpu.cores;
   // stale: step t's sums have the whole of step t+1 to finish, queued as backward t ends.
-  const double hidden = method.mode == SyncMode::stale ? p.total_s() : 0;
+  const double hidden = method.options.mode == SyncMode::stale ? p.total_s() : 0;
   p.sync_s = std::max(0.0, all - hidden);
-  if (method.mode == SyncMode::blocking && method.sync != "none") p.sync_s += compute.straggler_s;
+  if (method.options.mode == SyncMode::blocking && method.sync != "none")
+    p.sync_s += compute.straggler_s;
   return p;
 }
 

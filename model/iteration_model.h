@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catalogue/methods.h"
+#include "common/timed_window.h"
 #include "model/cost_model.h"
 
 namespace dtbench::model {
@@ -24,6 +25,9 @@ struct ComputeProfile {
   double data_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
   std::vector<double> tensor_bytes;
   std::vector<double> ready_s;
+  // Each parameter's shape, in the model's order: the matrices PowerSGD compresses. Without
+  // them, every tensor counts as sent uncompressed.
+  std::vector<std::vector<int64_t>> shapes;
   double straggler_s = 0;
 };
 
@@ -34,19 +38,6 @@ struct ComputeProfile {
 struct CommCpu {
   std::function<double(double bytes)> machine_cpu_s;  // empty: communication costs no CPU
   int cores = 1;
-};
-
-// The lossy methods' options (docs/compression.md), as a run record has them.
-struct Compression {
-  double topk_fraction = 0.01;
-  int powersgd_rank = 1;
-  // The share of the iterations predicted (the timed ones) that come before PowerSGD's start
-  // iteration, which allreduce their buckets uncompressed.
-  double powersgd_uncompressed_share = 0;
-  int local_sgd_period = 8;
-  // Each parameter's shape, in the model's order: the matrices PowerSGD compresses. Without
-  // them, every tensor counts as sent uncompressed.
-  std::vector<std::vector<int64_t>> shapes;
 };
 
 // Where the ranks run: ranks_per_host of them on each host, in rank order, and the link between
@@ -63,19 +54,21 @@ struct MeasuredHook {
   std::function<double(double bytes)> seconds, machine_cpu_s;
 };
 
-// How a run synchronises: the strategy, its mode (blocking | overlap | stale), the ranks, and
-// for the bucketed engines their buckets in launch order (bytes; the record's bucket_bytes).
+// How a run synchronises: the strategy, the ranks, the run's options (its mode, the bucket cap
+// c10d_ddp's buckets are planned from, the lossy hooks'), and for the bucketed engines their
+// buckets in launch order (bytes; the record's bucket_bytes).
 struct Method {
   std::string sync;
-  SyncMode mode = SyncMode::blocking;
   int ranks = 1;
-  double bucket_cap_bytes = kDefaultBucketMb * kMiB;  // c10d_ddp's buckets are planned from it
+  SyncOptions options;
   std::vector<double> bucket_bytes;
+  // The iterations the prediction stands for (the record's timed window): a hook that
+  // compresses only from some iteration on is averaged over them.
+  int64_t first_iteration = kTimedFirst, last_iteration = kTimedLast;
   // One tensor's (or bucket's) synchronisation as measured by a sweep of the collectives the
   // method calls; empty: the algorithm's formula on the link (tensor_sync_s).
   std::function<double(double bytes)> measured_cost;
   CommCpu comm_cpu;
-  Compression compression;
   Placement placement;
   MeasuredHook hook;  // fp16, powersgd, topk
 };
@@ -97,34 +90,31 @@ double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Lin
 
 // The buckets of a method with their ready times: per tensor (one per parameter) for the
 // per-tensor strategies, else the bucketed engines' buckets filled in reverse parameter order.
-// The hooks that send less (fp16, powersgd, topk) set each bucket's sent_bytes and seconds:
-//   fp16: an allreduce of S_b / 2;
-//   topk: two ring allgathers of 4k bytes, k = ceil(fraction x S_b / 4) (as an allreduce:
-//     4 n k bytes move as much);
-//   powersgd: allreduces of the uncompressed tensors' 4U bytes, then of P's 4 sum n_i r_i and of
-//     Q's 4 sum m_i r_i (each matrix n_i x m_i, r_i = min(n_i, m_i, rank), compressed where
-//     2 (n_i + m_i) r_i < n_i m_i); before its start iteration, an allreduce of S_b, mixed in
-//     by powersgd_uncompressed_share;
-//   hierarchical: no fewer bytes, but each bucket in two levels (hierarchical_allreduce_s): a
-//     reduce and a broadcast among a host's ranks on the placement's `inside`, a ring allreduce
-//     among the hosts' leaders on `link`.
-// Where method.hook was measured, fp16's, powersgd's and topk's buckets take its time and CPU
-// instead (powersgd's uncompressed share an allreduce's). `cost` is one allreduce's time.
+// The lossy hooks set each bucket's sent_bytes and seconds from their catalogue row's send rule
+// (SyncMethod::sends: its calls, each priced as its algorithm on `link`, or as `cost` where it is
+// an allreduce): fp16 an allreduce of S_b / 2, topk two ring allgathers of k (index, value)
+// pairs, powersgd allreduces of the tensors it leaves as they are and of its factors P and Q.
+// Before the iteration a hook compresses from (PowerSGD's start), an allreduce of S_b, weighed
+// by its share of the iterations predicted. A method priced two_level (hierarchical) sends
+// no fewer bytes, each bucket in two levels (hierarchical_allreduce_s): a reduce and a broadcast
+// among a host's ranks on the placement's `inside`, a ring allreduce among the hosts' leaders
+// on `link`. Where method.hook was measured, a lossy hook's buckets take its time and CPU
+// instead. `cost` is one allreduce's time.
 std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method,
                                const std::function<double(double bytes)>& cost = {},
                                const Link& link = {});
 
 // The iteration, phase by phase. std::invalid_argument for a method that is not modelled.
-// local_sgd: no gradient moves; every local_sgd_period steps one allreduce of every parameter,
-// after the optimizer: allreduce(S) / period of sync per iteration, and the straggler, since an
-// iteration's time is its slowest rank's whether or not another waits for it. The lossy hooks are
-// bucketed's engine with their buckets' own collectives (buckets_of); the CPU time of compressing
-// (casts, top-k's selection, PowerSGD's products and orthogonalisation) is in the model only where
-// method.hook measured it (each bucket's cpu_s). Blocking
-// and overlap: the wait for the slowest rank (compute.straggler_s) is part of the exposed
-// synchronisation (c10d_ddp: of backward, where its Reducer waits). Overlap and stale: backward is
-// stretched by the CPU time of the communication that runs while the rank computes, shared by the
-// machine's cores (method.comm_cpu), and its gradients' ready times with it.
+// local_sgd: no gradient moves; every options.local_sgd_period steps one allreduce of every
+// parameter, after the optimizer: allreduce(S) / period of sync per iteration, and the straggler,
+// since an iteration's time is its slowest rank's whether or not another waits for it. The lossy
+// hooks are bucketed's engine with their buckets' own collectives (buckets_of); the CPU time of
+// compressing (casts, top-k's selection, PowerSGD's products and orthogonalisation) is in the model
+// only where method.hook measured it (each bucket's cpu_s). Blocking and overlap: the wait for the
+// slowest rank (compute.straggler_s) is part of the exposed synchronisation (c10d_ddp: of backward,
+// where its Reducer waits). Overlap and stale: backward is stretched by the CPU time of the
+// communication that runs while the rank computes, shared by the machine's cores (method.comm_cpu),
+// and its gradients' ready times with it.
 Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
 
 // One machine's CPU time for a bucket's operation: as measured (cpu_s), else an allreduce's of

@@ -32,6 +32,8 @@ Link tcp_link(double gbit, double latency_s) {
 }
 
 std::vector<ScalingPoint> what_if(const Scenario& s) {
+  ComputeProfile compute = s.compute;
+  compute.shapes = s.shapes;
   const Phases alone{s.compute.data_s, s.compute.forward_s, s.compute.backward_s, 0,
                      s.compute.optimizer_s};
   std::vector<ScalingPoint> points;
@@ -43,18 +45,12 @@ std::vector<ScalingPoint> what_if(const Scenario& s) {
       for (int n : s.ranks) {
         // bucketed: DDP's plan from the cap (no measured plan exists for a cluster not run).
         // The lossy methods: bucketed's engine with their defaults (docs/compression.md).
-        Method m{bucketed ? "c10d_ddp" : method,
-                 per_tensor ? SyncMode::blocking : SyncMode::overlap,
-                 n,
-                 s.bucket_cap_bytes,
-                 {},
-                 {},
-                 {},
-                 {},
-                 {},
-                 {}};
-        m.compression.shapes = s.shapes;
-        const double t = predict(s.compute, m, link).total_s();
+        Method m;
+        m.sync = bucketed ? "c10d_ddp" : method;
+        m.ranks = n;
+        m.options.mode = per_tensor ? SyncMode::blocking : SyncMode::overlap;
+        m.options.bucket_mb = s.bucket_cap_bytes / kMiB;
+        const double t = predict(compute, m, link).total_s();
         points.push_back({method, n, gbit, t, alone.total_s() / t});
       }
     }

@@ -12,6 +12,23 @@ namespace {
 
 const Link kLink{1e-4, 1e8};  // 0.1 ms, 100 MB/s
 
+// A method on `ranks` ranks in `mode`, with its buckets (bytes, launch order) and DDP's cap.
+Method method_of(const std::string& sync, SyncMode mode, int ranks = 4,
+                 std::vector<double> buckets = {}, double cap_bytes = kDefaultBucketMb * kMiB) {
+  Method m;
+  m.sync = sync;
+  m.ranks = ranks;
+  m.options.mode = mode;
+  m.options.bucket_mb = cap_bytes / kMiB;
+  m.bucket_bytes = std::move(buckets);
+  return m;
+}
+
+Method with_cpu(Method m, CommCpu cpu) {
+  m.comm_cpu = std::move(cpu);
+  return m;
+}
+
 // Three tensors of 1, 2 and 3 MB; backward (1 s) makes the last first: ready at 0.2, 0.5, 1.0 s
 // for parameters 2, 1, 0.
 ComputeProfile three_tensors() {
@@ -25,7 +42,7 @@ ComputeProfile three_tensors() {
 TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   const ComputeProfile c = three_tensors();
   for (const char* sync : {"gather_scatter", "allreduce", "ring_reduce", "allgather"}) {
-    Phases p = predict(c, {sync, SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
+    Phases p = predict(c, method_of(sync, SyncMode::blocking), kLink);
     double sum = 0;
     for (double bytes : c.tensor_bytes) sum += tensor_sync_s(sync, 4, bytes, kLink);
     EXPECT_DOUBLE_EQ(p.sync_s, sum) << sync;
@@ -37,41 +54,39 @@ TEST(IterationModel, BlockingSendsEveryTensorAfterBackward) {
   EXPECT_NEAR(tensor_sync_s("gather_scatter", 4, 1e6, kLink), 2e-4 + 6e6 / 1e8, 1e-12);
   // reduce then broadcast as binomial trees: 2 ceil(log2 n) (a + S/B).
   EXPECT_NEAR(tensor_sync_s("reduce_broadcast", 5, 1e6, kLink), 6 * (1e-4 + 0.01), 1e-12);
-  EXPECT_DOUBLE_EQ(
-      predict(c, {"none", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
-  EXPECT_DOUBLE_EQ(
-      predict(c, {"allreduce", SyncMode::blocking, 1, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, method_of("none", SyncMode::blocking, 4, {}, 0), kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, method_of("allreduce", SyncMode::blocking, 1, {}, 0), kLink).sync_s,
+                   0);
 }
 
 TEST(IterationModel, OverlapLeavesWhatTheLinkHasNotSentWhenBackwardEnds) {
   const ComputeProfile c = three_tensors();
-  Phases p = predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
+  Phases p = predict(c, method_of("allreduce", SyncMode::overlap, 4, {}, 0), kLink);
   // By hand: 3 MB ready at 0.2 s takes 6a + 1.5 x 3 MB / B = 0.0456 s; 2 MB at 0.5 s, 0.0306 s;
   // 1 MB at 1.0 s, 0.0156 s: only the last is exposed.
   EXPECT_NEAR(p.sync_s, 6e-4 + 1.5e6 / 1e8, 1e-12);
   EXPECT_NEAR(p.comm_s, 0.0456 + 0.0306 + 0.0156, 1e-12) << "hidden or not, every bucket's time";
   // A slow link: the buckets queue up and everything after backward's end shows.
   const Link slow{0, 1e6};
-  Phases q = predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, slow);
+  Phases q = predict(c, method_of("allreduce", SyncMode::overlap, 4, {}, 0), slow);
   EXPECT_NEAR(q.sync_s, 0.2 + 1.5 * 6e6 / 1e6 - 1.0, 1e-9);
 }
 
 TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradient) {
   const ComputeProfile c = three_tensors();
-  auto buckets =
-      buckets_of(c, {"bucketed", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, {}, {}, {}, {}});
+  auto buckets = buckets_of(c, method_of("bucketed", SyncMode::overlap, 4, {5e6, 1e6}, 0));
   ASSERT_EQ(buckets.size(), 2u);
   EXPECT_DOUBLE_EQ(buckets[0].bytes, 5e6);  // parameters 2 and 1
   EXPECT_DOUBLE_EQ(buckets[0].ready_s, 0.5);
   EXPECT_DOUBLE_EQ(buckets[1].bytes, 1e6);
   EXPECT_DOUBLE_EQ(buckets[1].ready_s, 1.0);
   // Without recorded buckets (c10d_ddp), DDP's plan: the first closes at 1 MiB, then the cap.
-  auto ddp = buckets_of(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}});
+  auto ddp = buckets_of(c, method_of("c10d_ddp", SyncMode::overlap, 4, {}, 4e6));
   ASSERT_EQ(ddp.size(), 2u);
   EXPECT_DOUBLE_EQ(ddp[0].bytes, 3e6);
   EXPECT_DOUBLE_EQ(ddp[1].bytes, 3e6);
   // DDP's Reducer waits inside backward.
-  Phases p = predict(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
+  Phases p = predict(c, method_of("c10d_ddp", SyncMode::overlap, 4, {}, 4e6), kLink);
   EXPECT_DOUBLE_EQ(p.sync_s, 0);
   EXPECT_GT(p.backward_s, c.backward_s);
 }
@@ -81,9 +96,8 @@ TEST(IterationModel, BucketsFillFromTheLastParameterAndWaitForTheirLatestGradien
 TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
   const ComputeProfile c = three_tensors();
   const Link slow{0, 1e7};
-  Method m{
-      "allreduce", SyncMode::overlap, 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}, {}, {},
-      {}};
+  Method m = method_of("allreduce", SyncMode::overlap);
+  m.comm_cpu = {[](double b) { return b * 1e-7; }, 2};
   auto cost = [&](double b) { return tensor_sync_s("allreduce", 4, b, slow); };
   // By hand: 3 MB ready at 0.2 s runs 0.45 s, to 0.65 s, before backward ends (0.3 s of CPU);
   // 2 MB from 0.65 s to 0.95 s (0.2 s); 1 MB from 1.0 s, after backward: none. On 2 cores:
@@ -99,47 +113,38 @@ TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
   // Without the CPU term, or blocking (nothing overlaps compute): backward as measured.
   m.comm_cpu = {};
   EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
-  m = {
-      "allreduce", SyncMode::blocking, 4, 0, {}, {}, {[](double b) { return b * 1e-7; }, 2}, {}, {},
-      {}};
+  m = method_of("allreduce", SyncMode::blocking);
+  m.comm_cpu = {[](double b) { return b * 1e-7; }, 2};
   EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
 }
 
 // Every synchronisation waits for the slowest rank's compute: 0.1 s later than the profile's.
 TEST(IterationModel, TheSlowestRanksLagIsWaitedFor) {
   ComputeProfile c = three_tensors();
-  const Phases blocking =
-      predict(c, {"allreduce", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
-  const Phases overlap =
-      predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink);
-  const Phases ddp =
-      predict(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
+  const Phases blocking = predict(c, method_of("allreduce", SyncMode::blocking, 4, {}, 0), kLink);
+  const Phases overlap = predict(c, method_of("allreduce", SyncMode::overlap, 4, {}, 0), kLink);
+  const Phases ddp = predict(c, method_of("c10d_ddp", SyncMode::overlap, 4, {}, 4e6), kLink);
   const double best = best_iteration_s(c, 4, kLink);
   c.straggler_s = 0.1;
-  EXPECT_NEAR(
-      predict(c, {"allreduce", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s,
-      blocking.sync_s + 0.1, 1e-12);
-  EXPECT_NEAR(
-      predict(c, {"allreduce", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s,
-      overlap.sync_s + 0.1, 1e-12);
-  const Phases ddp_lag =
-      predict(c, {"c10d_ddp", SyncMode::overlap, 4, 4e6, {}, {}, {}, {}, {}, {}}, kLink);
+  EXPECT_NEAR(predict(c, method_of("allreduce", SyncMode::blocking, 4, {}, 0), kLink).sync_s,
+              blocking.sync_s + 0.1, 1e-12);
+  EXPECT_NEAR(predict(c, method_of("allreduce", SyncMode::overlap, 4, {}, 0), kLink).sync_s,
+              overlap.sync_s + 0.1, 1e-12);
+  const Phases ddp_lag = predict(c, method_of("c10d_ddp", SyncMode::overlap, 4, {}, 4e6), kLink);
   EXPECT_NEAR(ddp_lag.backward_s, ddp.backward_s + 0.1, 1e-12);  // the Reducer waits there
   EXPECT_DOUBLE_EQ(ddp_lag.sync_s, 0);
   EXPECT_NEAR(best_iteration_s(c, 4, kLink), best + 0.1, 1e-12);  // no plan avoids it
   // Nothing to wait for: no synchronisation, or one rank.
-  EXPECT_DOUBLE_EQ(
-      predict(c, {"none", SyncMode::blocking, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
-  EXPECT_DOUBLE_EQ(
-      predict(c, {"allreduce", SyncMode::blocking, 1, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, method_of("none", SyncMode::blocking, 4, {}, 0), kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, method_of("allreduce", SyncMode::blocking, 1, {}, 0), kLink).sync_s,
+                   0);
 }
 
 TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
   const ComputeProfile c = three_tensors();
-  EXPECT_DOUBLE_EQ(
-      predict(c, {"allreduce", SyncMode::stale, 4, 0, {}, {}, {}, {}, {}, {}}, kLink).sync_s, 0);
+  EXPECT_DOUBLE_EQ(predict(c, method_of("allreduce", SyncMode::stale, 4, {}, 0), kLink).sync_s, 0);
   const Link slow{0, 1e6};  // 9 s of sums against 1.36 s of compute
-  EXPECT_NEAR(predict(c, {"allreduce", SyncMode::stale, 4, 0, {}, {}, {}, {}, {}, {}}, slow).sync_s,
+  EXPECT_NEAR(predict(c, method_of("allreduce", SyncMode::stale, 4, {}, 0), slow).sync_s,
               9.0 - 1.36, 1e-9);
 }
 
@@ -150,9 +155,8 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIteration) {
   // Every way to cut three tensors into buckets, in order, is at or above it.
   for (const std::vector<double>& plan :
        std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
-    EXPECT_GE(
-        predict(c, {"bucketed", SyncMode::overlap, 4, 0, plan, {}, {}, {}, {}, {}}, slow).total_s(),
-        best - 1e-12);
+    EXPECT_GE(predict(c, method_of("bucketed", SyncMode::overlap, 4, plan), slow).total_s(),
+              best - 1e-12);
   }
   // Here the bound is the last gradient's 1 MB after backward, or all 6 MB after 0.2 s.
   const double last = ring_allreduce_s(4, 1e6, slow);
@@ -174,13 +178,13 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIterationWithCommunicationsCpu) {
   EXPECT_NEAR(best_iteration_s(c, 4, slow), 1.36 + 0.15, 1e-9);
   for (const std::vector<double>& plan :
        std::vector<std::vector<double>>{{6e6}, {3e6, 3e6}, {5e6, 1e6}, {3e6, 2e6, 1e6}}) {
-    EXPECT_GE(predict(c, {"bucketed", SyncMode::overlap, 4, 0, plan, {}, cpu, {}, {}, {}}, slow)
+    EXPECT_GE(predict(c, with_cpu(method_of("bucketed", SyncMode::overlap, 4, plan), cpu), slow)
                   .total_s(),
               best - 1e-9);
   }
   // One bucket per tensor reaches it (backward 1.25 s, the last 0.15 s exposed).
   EXPECT_NEAR(
-      predict(c, {"bucketed", SyncMode::overlap, 4, 0, {3e6, 2e6, 1e6}, {}, cpu, {}, {}, {}}, slow)
+      predict(c, with_cpu(method_of("bucketed", SyncMode::overlap, 4, {3e6, 2e6, 1e6}), cpu), slow)
           .total_s(),
       best, 1e-9);
   // CPU dearer than the link (0.5 us a byte against 0.15): best to send it all after backward.
@@ -190,9 +194,9 @@ TEST(IterationModel, NoBucketPlanBeatsTheBestIterationWithCommunicationsCpu) {
 
 TEST(IterationModel, UnknownMethodsAreNotModelled) {
   EXPECT_FALSE(modelled("carrier_pigeon"));
-  EXPECT_THROW(predict(three_tensors(),
-                       {"carrier_pigeon", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}}, kLink),
-               std::invalid_argument);
+  EXPECT_THROW(
+      predict(three_tensors(), method_of("carrier_pigeon", SyncMode::overlap, 4, {}, 0), kLink),
+      std::invalid_argument);
 }
 
 // hierarchical: each bucket reduced within its host, allreduced among the hosts' first ranks,
@@ -202,30 +206,29 @@ TEST(IterationModel, UnknownMethodsAreNotModelled) {
 TEST(IterationModel, HierarchicalSendsEachBucketInTwoLevels) {
   const ComputeProfile c = three_tensors();
   const Link inside{1e-5, 1e9};  // 10 us, 1 GB/s
-  Method m{"hierarchical", SyncMode::blocking, 4, 0, {6e6}, {}, {}, {}, {2, inside}, {}};
+  Method m = method_of("hierarchical", SyncMode::blocking, 4, {6e6});
+  m.placement = {2, inside};
   const double by_hand = 2 * (1e-5 + 6e6 / 1e9) + 2 * (1e-4 + 3e6 / 1e8);
   EXPECT_NEAR(predict(c, m, kLink).sync_s, by_hand, 1e-12);
   // One rank per host: only the ring among all 4, as bucketed's.
   m.placement = {1, inside};
-  Method flat{"bucketed", SyncMode::blocking, 4, 0, {6e6}, {}, {}, {}, {}, {}};
+  const Method flat = method_of("bucketed", SyncMode::blocking, 4, {6e6}, 0);
   EXPECT_NEAR(predict(c, m, kLink).sync_s, predict(c, flat, kLink).sync_s, 1e-12);
   // Every rank on one host: the reduce and broadcast alone, a chain of 3 steps each way.
   m.placement = {4, inside};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 6 * (1e-5 + 6e6 / 1e9), 1e-12);
   // Overlapped with backward on its buckets: the last one (1 MB, ready at 1.0 s) is exposed.
-  m = {"hierarchical", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, {}, {}, {2, inside}, {}};
+  m = method_of("hierarchical", SyncMode::overlap, 4, {5e6, 1e6});
+  m.placement = {2, inside};
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 2 * (1e-5 + 1e6 / 1e9) + 2 * (1e-4 + 5e5 / 1e8), 1e-12);
 }
 
 TEST(IterationModel, AMeasuredCostReplacesTheFormula) {
   const ComputeProfile c = three_tensors();
-  Method m{"allreduce", SyncMode::blocking,
-           4,           0,
-           {},          [](double bytes) { return bytes * 1e-7; },
-           {},          {},
-           {},          {}};
+  Method m = method_of("allreduce", SyncMode::blocking);
+  m.measured_cost = [](double bytes) { return bytes * 1e-7; };
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 6e6 * 1e-7, 1e-12);
-  m.mode =
+  m.options.mode =
       SyncMode::overlap;  // 0.3 s after 0.2, 0.2 s after 0.5 (queued behind it), 0.1 s after 1.0
   EXPECT_NEAR(predict(c, m, kLink).sync_s, 0.1, 1e-12);
 }
@@ -234,35 +237,35 @@ TEST(IterationModel, AMeasuredCostReplacesTheFormula) {
 // tensors in one 6 MB bucket, sent after backward (blocking).
 TEST(IterationModel, TheLossyHooksSendWhatTheirFormulasSay) {
   const ComputeProfile c = three_tensors();
-  auto blocking = [&](const std::string& sync, const Compression& options) {
-    Method m{sync, SyncMode::blocking, 4, 0, {6e6}, {}, {}, {}, {}, {}};
-    m.compression = options;
-    return predict(c, m, kLink).sync_s;
+  auto blocking = [&](const std::string& sync, const ComputeProfile& compute,
+                      int64_t first_iteration = kTimedFirst) {
+    Method m = method_of(sync, SyncMode::blocking, 4, {6e6});
+    m.first_iteration = first_iteration;
+    return predict(compute, m, kLink).sync_s;
   };
   const auto ring = [](double bytes) { return ring_allreduce_s(4, bytes, kLink); };
   // fp16: one allreduce of half the bytes.
-  EXPECT_NEAR(blocking("fp16", {}), ring(3e6), 1e-12);
+  EXPECT_NEAR(blocking("fp16", c), ring(3e6), 1e-12);
   // topk at 1% of 1.5e6 elements: k = 15,000; two ring allgathers of 4k bytes on 4 ranks:
   // 2 x 3 (a + 6e4 / B).
-  EXPECT_NEAR(blocking("topk", {}), 2 * 3 * (1e-4 + 6e4 / 1e8), 1e-12);
+  EXPECT_NEAR(blocking("topk", c), 2 * 3 * (1e-4 + 6e4 / 1e8), 1e-12);
   // powersgd at rank 1: 1000 x 250 and 500 x 1000 matrices send P (1000 + 500 elements) and Q
   // (250 + 1000); the 1-D tensor (750,000 elements) goes uncompressed. Three allreduces.
-  Compression psgd;
-  psgd.shapes = {{1000, 250}, {500, 1000}, {750000}};
+  ComputeProfile shaped = c;
+  shaped.shapes = {{1000, 250}, {500, 1000}, {750000}};
   const double compressed = ring(4 * 750000.0) + ring(4 * 1500.0) + ring(4 * 1250.0);
-  EXPECT_NEAR(blocking("powersgd", psgd), compressed, 1e-12);
-  // Half the timed iterations before its start: half of them a plain allreduce of the bucket.
-  psgd.powersgd_uncompressed_share = 0.5;
-  EXPECT_NEAR(blocking("powersgd", psgd), 0.5 * compressed + 0.5 * ring(6e6), 1e-12);
+  EXPECT_NEAR(blocking("powersgd", shaped, SyncOptions{}.powersgd_start), compressed, 1e-12);
+  // The iterations predicted (1..39) before its start (10): 9 of 39 a plain allreduce of the
+  // bucket.
+  EXPECT_NEAR(blocking("powersgd", shaped), (30 * compressed + 9 * ring(6e6)) / 39, 1e-12);
   // Without shapes nothing compresses: one allreduce of every element, as the uncompressed part.
-  psgd = {};
-  EXPECT_NEAR(blocking("powersgd", psgd), ring(6e6), 1e-12);
+  EXPECT_NEAR(blocking("powersgd", c, SyncOptions{}.powersgd_start), ring(6e6), 1e-12);
   // local_sgd: every 4 steps an allreduce of all 6 MB, whatever the mode, and the slowest rank's
   // lag in every iteration.
   ComputeProfile lagging = c;
   lagging.straggler_s = 0.1;
-  Method local{"local_sgd", SyncMode::overlap, 4, 0, {}, {}, {}, {}, {}, {}};
-  local.compression.local_sgd_period = 4;
+  Method local = method_of("local_sgd", SyncMode::overlap);
+  local.options.local_sgd_period = 4;
   EXPECT_NEAR(predict(lagging, local, kLink).sync_s, ring(6e6) / 4 + 0.1, 1e-12);
   EXPECT_DOUBLE_EQ(predict(lagging, local, kLink).backward_s, c.backward_s);
 }
@@ -271,16 +274,8 @@ TEST(IterationModel, TheLossyHooksSendWhatTheirFormulasSay) {
 // gradient's bytes.
 TEST(IterationModel, ALossyBucketCostsTheCpuOfWhatItSends) {
   const ComputeProfile c = three_tensors();
-  Method m{"fp16",
-           SyncMode::overlap,
-           4,
-           0,
-           {5e6, 1e6},
-           {},
-           {[](double b) { return b * 1e-7; }, 2},
-           {},
-           {},
-           {}};
+  Method m = with_cpu(method_of("fp16", SyncMode::overlap, 4, {5e6, 1e6}),
+                      {[](double b) { return b * 1e-7; }, 2});
   auto cost = [&](double b) { return tensor_sync_s("fp16", 4, b, kLink); };
   auto buckets = buckets_of(c, m, cost, kLink);
   ASSERT_EQ(buckets.size(), 2u);
@@ -299,7 +294,8 @@ TEST(IterationModel, AMeasuredHookReplacesTheLinkAndTheAllreducesCpu) {
   const CommCpu allreduce_cpu{[](double b) { return b * 1e-7; }, 2};
   const MeasuredHook hook{[](double b) { return 0.1 + b * 1e-8; },
                           [](double b) { return b * 4e-8; }};
-  Method m{"topk", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, allreduce_cpu, {}, {}, hook};
+  Method m = with_cpu(method_of("topk", SyncMode::overlap, 4, {5e6, 1e6}), allreduce_cpu);
+  m.hook = hook;
   auto cost = [&](double b) { return tensor_sync_s("topk", 4, b, kLink); };
   auto buckets = buckets_of(c, m, cost, kLink);
   ASSERT_EQ(buckets.size(), 2u);
@@ -313,8 +309,12 @@ TEST(IterationModel, AMeasuredHookReplacesTheLinkAndTheAllreducesCpu) {
   EXPECT_NEAR(p.backward_s, 1.1, 1e-12);
   EXPECT_NEAR(p.sync_s, 0.11, 1e-12);
 
-  Method powersgd{"powersgd", SyncMode::overlap, 4, 0, {5e6, 1e6}, {}, allreduce_cpu, {}, {}, hook};
-  powersgd.compression.powersgd_uncompressed_share = 0.5;
+  Method powersgd =
+      with_cpu(method_of("powersgd", SyncMode::overlap, 4, {5e6, 1e6}), allreduce_cpu);
+  powersgd.hook = hook;
+  // Half the iterations predicted before its start: iterations 1..18 of 1..36.
+  powersgd.options.powersgd_start = 19;
+  powersgd.last_iteration = 36;
   auto plain = [&](double b) { return tensor_sync_s("powersgd", 4, b, kLink); };
   buckets = buckets_of(c, powersgd, plain, kLink);
   EXPECT_DOUBLE_EQ(buckets[0].seconds, 0.5 * 0.15 + 0.5 * plain(5e6));

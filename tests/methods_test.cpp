@@ -37,8 +37,29 @@ TEST(Methods, PerTensorMethodsArePricedByTheirCollectivesAndLossyHooksByTheirSwe
     if (m.engine == Engine::hooked && m.lossy) {
       ASSERT_EQ(m.priced_by.size(), 1u) << m.name;
       EXPECT_EQ(m.priced_by[0].op, m.name + "_hook");
+      EXPECT_NE(m.sends, nullptr) << m.name << ": a lossy hook says what it sends";
     }
   }
+}
+
+// The options' list: one key each; a sweep prices a run whose fixed options are the defaults,
+// whatever its bucket size or start.
+TEST(Methods, EachOptionOnceAndTheSweptOnesDecideWhetherASweepApplies) {
+  std::set<std::string> keys;
+  SyncOptions options;
+  each_sync_option(options, [&keys](const OptionSpec& spec, const auto&) {
+    EXPECT_TRUE(keys.insert(spec.key).second) << spec.key;
+    EXPECT_NE(std::string(spec.help), "") << spec.key;
+  });
+  SyncOptions other;
+  other.bucket_mb = 5;
+  other.powersgd_start = 20;
+  EXPECT_TRUE(same_swept_options(options, other));
+  other.topk_fraction = 0.1;
+  EXPECT_FALSE(same_swept_options(options, other));
+  other = {};
+  other.powersgd_rank = 4;
+  EXPECT_FALSE(same_swept_options(options, other));
 }
 
 // The names bench_collectives registers, as --benchmark_list_tests prints them ("op/backend:..").

@@ -2,8 +2,12 @@
 // clear errors for files that are not records.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <utility>
+
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "common/error.h"
 #include "fixtures.h"
@@ -72,14 +76,14 @@ TEST(Record, RoundTripsEveryField) {
   RunRecord r = sample_record();
   nlohmann::json j = to_json(r);
   for (const char* key : {"schema", "config", "system", "threads", "bucket_bytes", "plan_inputs",
-                          "iterations", "evaluations", "ranks", "summary"}) {
+                          "iterations", "evaluations", "ranks", "links", "summary"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   for (const char* key : {"epoch", "step", "loss", "data_s", "forward_s", "backward_s", "sync_s",
                           "optimizer_s", "total_s"}) {
     EXPECT_EQ(j["iterations"][key].size(), 45u) << key;
   }
-  EXPECT_EQ(j["schema"], "dtbench.run/1");
+  EXPECT_EQ(j["schema"], "dtbench.run/2");
   EXPECT_EQ(to_json(record_from_json(j)), j);
 }
 
@@ -130,6 +134,60 @@ TEST(Record, BadFilesAreNamedUserErrors) {
     FAIL();
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("config"), std::string::npos) << e.what();
+  }
+}
+
+// A dtbench.run/2 record holds every field: one without is named. A dtbench.run/1 record, written
+// while fields were added, reads what it lacks as its default.
+TEST(Record, TheSecondSchemaHoldsEveryFieldTheFirstReadsWhatItHas) {
+  const auto without = [](const std::function<void(nlohmann::json&)>& erase) {
+    nlohmann::json j = to_json(sample_record());
+    erase(j);
+    return j;
+  };
+  const std::pair<const char*, nlohmann::json> incomplete[] = {
+      {"\"links\"", without([](nlohmann::json& j) { j.erase("links"); })},
+      {"\"topk_fraction\"", without([](nlohmann::json& j) { j["config"].erase("topk_fraction"); })},
+      {"\"phase_s\"", without([](nlohmann::json& j) { j["ranks"][0].erase("phase_s"); })},
+  };
+  for (const auto& [lacks, j] : incomplete) {
+    try {
+      record_from_json(j);
+      ADD_FAILURE() << "read without " << lacks;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(lacks), std::string::npos) << e.what();
+    }
+  }
+  nlohmann::json j = to_json(sample_record());
+  j["schema"] = "dtbench.run/1";
+  j.erase("links");
+  j.erase("bucket_bytes");
+  j["config"].erase("topk_fraction");
+  j["ranks"][0].erase("phase_s");
+  j["ranks"][0].erase("clock");
+  const RunRecord first = record_from_json(j);
+  EXPECT_TRUE(first.links.empty());
+  EXPECT_TRUE(first.bucket_bytes.empty());
+  EXPECT_DOUBLE_EQ(first.config.sync_options.topk_fraction, SyncOptions{}.topk_fraction);
+  EXPECT_TRUE(first.ranks[0].phase_s[0].empty());
+}
+
+// docs/result-record.md names every field and every setting the record writes: the list is the
+// record's own.
+TEST(Record, ItsDocumentNamesEveryFieldAndSettingItWrites) {
+  std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/docs/result-record.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  // As `key`, or "key" in a field's list of keys.
+  const auto named = [&doc](const std::string& key) {
+    return doc.find("`" + key + "`") != std::string::npos ||
+           doc.find("\"" + key + "\"") != std::string::npos;
+  };
+  const nlohmann::json j = to_json(sample_record());
+  for (const auto& [key, value] : j.items()) EXPECT_TRUE(named(key)) << key;
+  for (const auto& [key, value] : j["config"].items()) EXPECT_TRUE(named(key)) << "config." << key;
+  for (const auto& [key, value] : j["ranks"][0].items()) {
+    EXPECT_TRUE(named(key)) << "ranks[]." << key;
   }
 }
 

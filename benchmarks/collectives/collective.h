@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@ struct Collective {
   std::string name;
   bool split;                     // the vector is n per-rank parts: count must divide by n
   double (*busbw_factor)(int n);  // busbw = algbw x factor
-  Buffers (*allocate)(int64_t count, const Communicator& comm);
+  std::function<Buffers(int64_t count, const Communicator& comm)> allocate;
   void (*fill)(Buffers& b, const Communicator& comm, int64_t iteration);
   void (*run)(Communicator& comm, Buffers& b);
   int64_t (*wrong)(const Buffers& b, const Communicator& comm, int64_t iteration);
@@ -88,9 +89,8 @@ Collective reduce_scatter_collective();
 Collective ring_reduce_collective();
 Collective ring_allreduce_collective();
 Collective gather_scatter_collective();
-Collective fp16_hook_collective();
-Collective topk_hook_collective();
-Collective powersgd_hook_collective();
+// Every lossy hook of the catalogue (catalogue/methods.h) as <name>_hook: hooks.cpp.
+std::vector<Collective> hook_collectives();
 
 // Every collective bench_collectives measures, in report order.
 const std::vector<Collective>& collectives();

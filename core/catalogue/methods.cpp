@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "catalogue/compression_rules.h"
 #include "common/error.h"
 #include "common/registry.h"
 
@@ -20,8 +22,9 @@ SyncMethod per_tensor(const char* name, const char* description, std::vector<Col
           "",   false,       priced_as};
 }
 
-// A lossy hook on bucketed's buckets, priced by the sweep of its whole operation.
-SyncMethod lossy_hook(const char* name, const char* description) {
+// A lossy hook on bucketed's buckets, priced by the sweep of its whole operation (<name>_hook)
+// or, without one, by what it sends.
+SyncMethod lossy_hook(const char* name, const char* description, SendRule sends) {
   return {name,
           description,
           Engine::hooked,
@@ -31,7 +34,55 @@ SyncMethod lossy_hook(const char* name, const char* description) {
           /*in_what_if=*/true,
           "",
           false,
-          PricedAs::ring_allreduce};
+          PricedAs::ring_allreduce,
+          sends};
+}
+
+double bytes_of(const std::vector<BucketParameter>& bucket) {
+  double bytes = 0;
+  for (const auto& p : bucket) bytes += p.bytes;
+  return bytes;
+}
+
+// fp16: an allreduce of half the bytes.
+BucketSend fp16_sends(const std::vector<BucketParameter>& bucket, const SyncOptions&, int) {
+  const double half = bytes_of(bucket) / 2;
+  return {{{PricedAs::ring_allreduce, half}}, half};
+}
+
+// topk: k = ceil(fraction x elements) (index, value) pairs of 4 bytes each, gathered by two ring
+// allgathers; each rank receives 4 n k bytes of each.
+BucketSend topk_sends(const std::vector<BucketParameter>& bucket, const SyncOptions& o, int ranks) {
+  const auto elements = static_cast<int64_t>(std::llround(bytes_of(bucket) / 4));
+  const auto k = static_cast<double>(topk_count(o.topk_fraction, elements));
+  return {{{PricedAs::ring_allgather, 4 * k, 2}}, 4 * ranks * k};
+}
+
+// powersgd: allreduces of the tensors it leaves as they are, of P (n_i x r_i summed) and of Q
+// (m_i x r_i), each matrix compressed where powersgd_compressed_rank says so; before
+// --powersgd-start, the bucket as it is.
+BucketSend powersgd_sends(const std::vector<BucketParameter>& bucket, const SyncOptions& o, int) {
+  double uncompressed = 0, p = 0, q = 0;
+  for (const auto& parameter : bucket) {
+    const double elements = parameter.bytes / 4;
+    const int64_t n = parameter.shape.empty() ? 0 : parameter.shape[0];
+    const int64_t m = n > 0 ? static_cast<int64_t>(elements) / n : 0;
+    const auto r =
+        n > 0 ? static_cast<double>(powersgd_compressed_rank(n, m, o.powersgd_rank)) : 0.0;
+    if (r > 0) {
+      p += static_cast<double>(n) * r;
+      q += static_cast<double>(m) * r;
+    } else {
+      uncompressed += elements;
+    }
+  }
+  BucketSend send;
+  for (double part : {uncompressed, p, q}) {
+    if (part > 0) send.calls.push_back({PricedAs::ring_allreduce, 4 * part});
+  }
+  send.sent_bytes = 4 * (uncompressed + p + q);
+  send.compresses_from = o.powersgd_start;
+  return send;
 }
 
 }  // namespace
@@ -87,13 +138,16 @@ const std::vector<SyncMethod>& sync_methods() {
        PricedAs::ring_allreduce},
       lossy_hook("fp16",
                  "buckets as bucketed, each cast to float16 and allreduced in float16 "
-                 "(PyTorch's fp16_compress_hook)"),
+                 "(PyTorch's fp16_compress_hook)",
+                 fp16_sends),
       lossy_hook("powersgd",
                  "buckets as bucketed, each matrix sent as rank --powersgd-rank factors with error "
-                 "feedback after --powersgd-start plain iterations (PyTorch's powerSGD_hook)"),
+                 "feedback after --powersgd-start plain iterations (PyTorch's powerSGD_hook)",
+                 powersgd_sends),
       lossy_hook("topk",
                  "buckets as bucketed, each sending its --topk-fraction largest entries by "
-                 "allgather of (index, value), the rest kept as error feedback"),
+                 "allgather of (index, value), the rest kept as error feedback",
+                 topk_sends),
       {"hierarchical",
        "buckets as bucketed, each summed within the host to its first rank, allreduced "
        "among those, broadcast within the host (hosts: --ranks-per-host or host names)",
@@ -104,7 +158,7 @@ const std::vector<SyncMethod>& sync_methods() {
        false,
        "",
        false,
-       PricedAs::ring_allreduce},
+       PricedAs::two_level},
       {"local_sgd",
        "no gradient moves: each rank steps alone, parameters averaged every "
        "--local-sgd-period steps",
@@ -134,6 +188,18 @@ const SyncMethod* method_named(const std::string& name) {
 bool bucketed_engine(const std::string& name) {
   const SyncMethod* m = method_named(name);
   return m && (m->engine == Engine::bucketed || m->engine == Engine::hooked);
+}
+
+bool same_swept_options(const SyncOptions& a, const SyncOptions& b) {
+  std::vector<double> fixed_a, fixed_b;
+  auto collect = [](std::vector<double>& into) {
+    return [&into](const OptionSpec& spec, const auto& value) {
+      if (spec.fixed_in_sweep) into.push_back(static_cast<double>(value));
+    };
+  };
+  each_sync_option(a, collect(fixed_a));
+  each_sync_option(b, collect(fixed_b));
+  return fixed_a == fixed_b;
 }
 
 bool is_lossy(const std::string& name) {

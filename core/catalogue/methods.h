@@ -40,6 +40,51 @@ struct SyncOptions {
   int ranks_per_host = 0;
 };
 
+// What a method's numeric option takes, as the CLI checks it.
+enum class OptionRange { positive, non_negative, from_two, fraction };
+
+// One of SyncOptions' numeric options: its key in the record (the CLI's flag is the key with
+// dashes: bucket_mb, --bucket-mb), its help, its range, and whether a lossy hook's sweep in
+// bench_collectives ran at its default (a run with another value is not priced by the sweep).
+struct OptionSpec {
+  const char* key;
+  const char* help;
+  OptionRange range;
+  bool fixed_in_sweep;
+};
+
+// Every numeric option of the methods, once: the CLI, the record and the cost model read this
+// list, and docs/result-record.md is checked against the record it writes. A method's new
+// option is a field above and a line here. visit(spec, field) for each.
+template <class Options, class Visit>
+void each_sync_option(Options& o, Visit&& visit) {
+  visit(OptionSpec{"bucket_mb", "Bucket size in MiB (bucketed, c10d_ddp, fp16, powersgd, topk)",
+                   OptionRange::positive, false},
+        o.bucket_mb);
+  visit(OptionSpec{"powersgd_rank", "powersgd: the rank r of each matrix's factors",
+                   OptionRange::positive, true},
+        o.powersgd_rank);
+  visit(OptionSpec{"powersgd_start",
+                   "powersgd: plain allreduce for the iterations before this one (at least 2)",
+                   OptionRange::from_two, false},
+        o.powersgd_start);
+  visit(OptionSpec{"topk_fraction", "topk: the share of each bucket's entries sent, in (0, 1]",
+                   OptionRange::fraction, true},
+        o.topk_fraction);
+  visit(OptionSpec{"local_sgd_period", "local_sgd: average the parameters every H steps",
+                   OptionRange::positive, false},
+        o.local_sgd_period);
+  visit(OptionSpec{"ranks_per_host",
+                   "hierarchical: hosts are blocks of this many consecutive ranks (0: ranks "
+                   "with the same host name)",
+                   OptionRange::non_negative, false},
+        o.ranks_per_host);
+}
+
+// Whether two runs' options give a lossy hook the same work per bucket: those a sweep fixes
+// are equal.
+bool same_swept_options(const SyncOptions& a, const SyncOptions& b);
+
 // What the trainer measured for a strategy that plans from time: when each parameter's
 // gradient became ready in the first (untimed) iteration, in seconds from the start of backward,
 // in model order, the latest over ranks (negative: it never arrived on any rank); and, before
@@ -78,7 +123,35 @@ enum class PricedAs {
   ring_allreduce,          // reduce-scatter + allgather on a ring
   ring_allgather,          // allgather of n copies on a ring
   chain_reduce_broadcast,  // reduce along a chain, then pass the sum around
+  two_level,  // within each host to its first rank, a ring among those, back within the host
 };
+
+// One collective a hook calls on a bucket, as the cost model prices it: `algorithm` on `bytes`
+// (each rank's message), `times` over.
+struct BucketCall {
+  PricedAs algorithm = PricedAs::ring_allreduce;
+  double bytes = 0;
+  int times = 1;
+};
+
+// What a lossy hook sends of one bucket: its calls and the bytes each rank hands over. Before
+// iteration `compresses_from` it sends the bucket as it is, in one allreduce.
+struct BucketSend {
+  std::vector<BucketCall> calls;
+  double sent_bytes = 0;
+  int64_t compresses_from = 0;
+};
+
+// A parameter in a bucket: its gradient's bytes (float32) and its shape ({}: not known).
+struct BucketParameter {
+  double bytes = 0;
+  std::vector<int64_t> shape;
+};
+
+// A lossy hook's rule for what it sends (the cost model prices the calls on the link where no
+// sweep of the hook was measured, docs/compression.md).
+using SendRule = BucketSend (*)(const std::vector<BucketParameter>& bucket, const SyncOptions& o,
+                                int ranks);
 
 struct SyncMethod {
   std::string name;
@@ -99,6 +172,8 @@ struct SyncMethod {
   // Its cost rule: a tensor's (per tensor) or a bucket's (the bucketed engines; a lossy hook's
   // bucket is then priced by its sweep where there is one, else as what it sends).
   PricedAs priced_as = PricedAs::unmodelled;
+  // A lossy hook's: what it sends of a bucket.
+  SendRule sends = nullptr;
 };
 
 // Every method, in the order the CLI and the report list them.

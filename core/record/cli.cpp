@@ -51,6 +51,20 @@ std::string non_blocking_defaults() {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+CLI::Validator range_check(OptionRange range) {
+  switch (range) {
+    case OptionRange::positive:
+      return positive();
+    case OptionRange::non_negative:
+      return non_negative();
+    case OptionRange::from_two:
+      return number_at_least(2, true, ">= 2");
+    case OptionRange::fraction:
+      return fraction();
+  }
+  return positive();
+}
+
 void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
   app.add_option("--sync", d.sync,
                  fmt::format("Gradient synchronisation: {} (default: allreduce with several "
@@ -65,31 +79,11 @@ void add_distributed_options(CLI::App& app, TrainConfig& c, ModelDefaults& d) {
                  fmt::format("blocking | overlap | stale (default: the strategy's: {}, others "
                              "blocking)",
                              non_blocking_defaults()));
-  app.add_option("--bucket-mb", c.sync_options.bucket_mb,
-                 "Bucket size in MiB (bucketed, c10d_ddp, fp16, powersgd, topk)")
-      ->capture_default_str()
-      ->check(positive());
-  app.add_option("--powersgd-rank", c.sync_options.powersgd_rank,
-                 "powersgd: the rank r of each matrix's factors")
-      ->capture_default_str()
-      ->check(positive());
-  app.add_option("--powersgd-start", c.sync_options.powersgd_start,
-                 "powersgd: plain allreduce for the iterations before this one (at least 2)")
-      ->capture_default_str()
-      ->check(number_at_least(2, true, ">= 2"));
-  app.add_option("--topk-fraction", c.sync_options.topk_fraction,
-                 "topk: the share of each bucket's entries sent, in (0, 1]")
-      ->capture_default_str()
-      ->check(fraction());
-  app.add_option("--local-sgd-period", c.sync_options.local_sgd_period,
-                 "local_sgd: average the parameters every H steps")
-      ->capture_default_str()
-      ->check(positive());
-  app.add_option("--ranks-per-host", c.sync_options.ranks_per_host,
-                 "hierarchical: hosts are blocks of this many consecutive ranks (0: ranks with "
-                 "the same host name)")
-      ->capture_default_str()
-      ->check(non_negative());
+  each_sync_option(c.sync_options, [&app](const OptionSpec& spec, auto& value) {
+    std::string flag = "--" + std::string(spec.key);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    app.add_option(flag, value, spec.help)->capture_default_str()->check(range_check(spec.range));
+  });
   app.add_option("--trace", c.trace,
                  "Write a Chrome trace (Perfetto, chrome://tracing) of iterations 1..39 here");
   app.add_option("--master", c.master, "gloo without mpirun: rendezvous HOST:PORT of rank 0");

@@ -25,8 +25,8 @@ void from_json(const nlohmann::json& j, Aggregate& a) {
 
 namespace {
 
-// Every setting a record keeps, by its key: one flat object (dtbench.run/1), the method's
-// options beside the others. `setting(key, field)` is called for each.
+// Every setting a record keeps, by its key: one flat object, the method's options beside the
+// others. `setting(key, field)` is called for each.
 template <class Config, class Visit>
 void each_setting(Config& c, Visit&& setting) {
   setting("model", c.model);
@@ -55,12 +55,8 @@ void each_setting(Config& c, Visit&& setting) {
   auto& o = c.sync_options;
   setting("aggregate", o.aggregate);
   setting("mode", o.mode);
-  setting("bucket_mb", o.bucket_mb);
-  setting("powersgd_rank", o.powersgd_rank);
-  setting("powersgd_start", o.powersgd_start);
-  setting("topk_fraction", o.topk_fraction);
-  setting("local_sgd_period", o.local_sgd_period);
-  setting("ranks_per_host", o.ranks_per_host);
+  each_sync_option(o,
+                   [&setting](const OptionSpec& spec, auto& value) { setting(spec.key, value); });
   setting("timeout_s", c.timeout_s);
   setting("slow_rank", c.slow_rank);
   setting("slow_ms", c.slow_ms);
@@ -74,8 +70,8 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   each_setting(c, [&j](const char* key, const auto& value) { j[key] = value; });
 }
 
-// A record written before a setting existed reads it as its default (older records have no
-// "fault"; their fault_*_rank keys are ignored).
+// A setting a dtbench.run/1 record lacks reads as its default (record_from_json requires every
+// one of a dtbench.run/2 record).
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   c = TrainConfig{};
   each_setting(c, [&j](const char* key, auto& value) {
@@ -199,16 +195,43 @@ nlohmann::json to_json(const RunRecord& r) {
   };
 }
 
+namespace {
+
+// UserError naming the first field a dtbench.run/2 record lacks: every field, every setting and
+// each rank's own phases, faults and threads (a rank's clock offsets are absent where a run did
+// not align clocks: the Python DDP baseline).
+void require_every_field(const nlohmann::json& j) {
+  for (const char* key : {"config", "system", "threads", "bucket_bytes", "plan_inputs",
+                          "iterations", "evaluations", "ranks", "links"}) {
+    require(j.contains(key), fmt::format("a {} record without \"{}\"", kRecordSchema, key));
+  }
+  const TrainConfig defaults;
+  each_setting(defaults, [&j](const char* key, const auto&) {
+    require(j["config"].contains(key),
+            fmt::format("a {} record without the setting \"{}\"", kRecordSchema, key));
+  });
+  for (const auto& rank : j["ranks"]) {
+    for (const char* key : {"phase_s", "iteration_minor_faults", "threads"}) {
+      require(rank.contains(key),
+              fmt::format("a {} record with a rank without \"{}\"", kRecordSchema, key));
+    }
+  }
+}
+
+}  // namespace
+
 RunRecord record_from_json(const nlohmann::json& j) {
   try {
     std::string schema = j.at("schema").get<std::string>();
-    require(schema == kRecordSchema,
-            fmt::format("schema is '{}', expected '{}'", schema, kRecordSchema));
+    require(schema == kRecordSchema || schema == kFirstRecordSchema,
+            fmt::format("schema is '{}', expected '{}' (or '{}')", schema, kRecordSchema,
+                        kFirstRecordSchema));
+    if (schema == kRecordSchema) require_every_field(j);
     RunRecord r;
     j.at("config").get_to(r.config);
     r.system = j.at("system");
     j.at("threads").get_to(r.threads);
-    r.bucket_bytes = j.value("bucket_bytes", std::vector<int64_t>{});  // older records: none
+    r.bucket_bytes = j.value("bucket_bytes", std::vector<int64_t>{});
     if (j.contains("plan_inputs") && !j["plan_inputs"].is_null()) {
       const auto& p = j["plan_inputs"];
       p.at("latency_s").get_to(r.plan_inputs.latency_s);

@@ -1,5 +1,5 @@
 #pragma once
-// The result record of one run, schema "dtbench.run/1" (docs/result-record.md). It keeps the
+// The result record of one run, schema "dtbench.run/2" (docs/result-record.md). It keeps the
 // raw per-iteration samples; the "summary" written with it is recomputed from them.
 #include <nlohmann/json.hpp>
 
@@ -10,15 +10,16 @@
 #include "catalogue/methods.h"
 #include "common/phase_timer.h"
 #include "common/thread_share.h"
+#include "common/timed_window.h"
 #include "record/config.h"
 #include "record/resource_usage.h"
 
 namespace dtbench {
 
-inline constexpr const char* kRecordSchema = "dtbench.run/1";
-// The course's timing window: iteration 0 is warm-up.
-inline constexpr int64_t kTimedFirst = 1;
-inline constexpr int64_t kTimedLast = 39;
+inline constexpr const char* kRecordSchema = "dtbench.run/2";
+// The schema before: the same fields, added one after another while its name stayed, so a
+// record of it may lack any of those docs/result-record.md lists; each reads as its default.
+inline constexpr const char* kFirstRecordSchema = "dtbench.run/1";
 
 struct IterationLog {
   std::vector<int64_t> epoch;  // 1-based
@@ -44,7 +45,7 @@ struct Evaluation {
 // This rank's steady clock minus rank 0's, measured before the first iteration by ping-pongs
 // with rank 0 (the one with the shortest round trip): the offset, half that round trip (the
 // true offset lies within it), and how much the offset had moved by the last iteration (the
-// clocks' drift). Zeros for rank 0 and in older records.
+// clocks' drift). Zeros for rank 0, and where clocks were not aligned (none in the record).
 struct ClockOffset {
   double offset_s = 0, uncertainty_s = 0, drift_s = 0;
 };
@@ -65,10 +66,12 @@ struct RankUsage {
   int64_t payload_received_bytes = 0;
   nlohmann::json nic = nlohmann::json::object();  // {"eth0": {"sent_bytes", "received_bytes"}}
   std::vector<double> iteration_s;                // this rank's own iteration times
-  // This rank's own phase times per iteration (kPhaseNames order); empty in older records.
+  // This rank's own phase times per iteration (kPhaseNames order); empty in a
+  // dtbench.run/1 record that lacks them.
   std::array<std::vector<double>, kPhaseCount> phase_s;
   // Minor page faults of this rank's process in each iteration: memory the iteration had to
-  // fault in afresh (what the malloc setting, system.malloc, changes). Empty in older records.
+  // fault in afresh (what the malloc setting, system.malloc, changes). Empty in a dtbench.run/1
+  // record that lacks them.
   std::vector<int64_t> iteration_minor_faults;
   ClockOffset clock;
   ThreadShare threads;  // this rank's intra-op threads and where the count came from
@@ -86,7 +89,8 @@ struct RunRecord {
   std::vector<Evaluation> evaluations;
   std::vector<RankUsage> ranks;
   // The links between the ranks' hosts, each pair of neighbours in rank order (a ring) on
-  // different hosts once; empty when every rank shares one host, and in older records.
+  // different hosts once; empty when every rank shares one host, and in a dtbench.run/1
+  // record that lacks them.
   std::vector<LinkSample> links;
 };
 

@@ -32,18 +32,18 @@ std::string slow_host_text(const LinkFinding& f);
 
 // "links between hosts at start-up (1 MiB each way): n0/n1 117.2 MB/s, n1/n2 11.6 MB/s, ...;
 // n2 is slow: 11.6 MB/s at most against 117.2 MB/s between other hosts" (or "...; none stands
-// out"); "" when no link was measured (every rank on one host, or an older record).
+// out"); "" when no link was measured (every rank on one host, or a dtbench.run/1 record).
 std::string link_finding_text(const LinkFinding& f);
 
 // How far any rank's times may be off rank 0's: the largest offset uncertainty plus drift (0 for
-// none, or offsets an older record does not have).
+// none, or offsets a dtbench.run/1 record may lack).
 double worst_misalignment_s(const std::vector<ClockOffset>& clocks);
 double worst_misalignment_s(const RunRecord& record);
 
 // The largest of the ranks' offset uncertainty plus drift (how far a rank's trace times may be
 // off rank 0's), with a sentence: "the ranks' clocks were aligned with rank 0's to within
 // 0.042 ms (offsets measured at start-up, drift by the last iteration included)"; "" with one
-// rank or without offsets (an older record).
+// rank or without offsets (a dtbench.run/1 record).
 std::string clock_alignment_text(const RunRecord& record);
 
 }  // namespace dtbench

@@ -22,7 +22,7 @@ struct RankStats {
   int rank = 0;
   std::string host;
   Percentiles iteration;
-  std::array<Percentiles, kPhaseCount> phase{};  // zeros where an older record has no phases
+  std::array<Percentiles, kPhaseCount> phase{};  // zeros where a dtbench.run/1 record has none
   Percentiles compute;                           // data + forward + backward, per iteration
   bool has_phases = false;
 };

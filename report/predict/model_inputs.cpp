@@ -159,11 +159,10 @@ CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
 
 HookEstimate hook_for(const SystemResults& s, const TrainRun& run) {
   const TrainConfig& c = run.record.config;
-  const SyncOptions swept;
   const SyncMethod& method = find_method(c.sync);
   if (method.engine != Engine::hooked || !method.lossy || method.priced_by.empty()) return {};
-  if (!run.bottleneck_rate.empty() || c.sync_options.topk_fraction != swept.topk_fraction ||
-      c.sync_options.powersgd_rank != swept.powersgd_rank) {
+  // The sweep ran each hook with the default options, on the links as they were.
+  if (!run.bottleneck_rate.empty() || !same_swept_options(c.sync_options, SyncOptions{})) {
     return {};
   }
   const std::string& op = method.priced_by.front().op;
@@ -297,6 +296,9 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
     p.ready_s.push_back(ready.sum[i] / ready.count[i] * p.backward_s);
   }
   p.straggler_s = summarize(ready.straggler_s).median;
+  for (const auto& parameter : model::builtin_parameters(r.record.config.model)) {
+    p.shapes.push_back(parameter.shape);
+  }
   e.found = true;
   e.source = fmt::format(
       "compute of {} ({} ranks, batch {}): the median of {} blocking runs, forward {:.3f} s, "
@@ -306,25 +308,6 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
       r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
       p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
   return e;
-}
-
-// The lossy methods' options as the run had them, and the model's parameter shapes (the
-// matrices PowerSGD compresses). PowerSGD allreduces plainly before its start iteration: that
-// share of the timed iterations.
-model::Compression compression_of(const TrainRun& run) {
-  const TrainConfig& c = run.record.config;
-  model::Compression out;
-  const SyncOptions& o = c.sync_options;
-  out.topk_fraction = o.topk_fraction;
-  out.powersgd_rank = o.powersgd_rank;
-  out.local_sgd_period = static_cast<int>(o.local_sgd_period);
-  const double timed = static_cast<double>(report::timed(run).size());
-  if (timed > 0) {
-    const double before = static_cast<double>(o.powersgd_start - kTimedFirst);
-    out.powersgd_uncompressed_share = std::clamp(before, 0.0, timed) / timed;
-  }
-  for (const auto& p : model::builtin_parameters(c.model)) out.shapes.push_back(p.shape);
-  return out;
 }
 
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model) {

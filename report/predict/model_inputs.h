@@ -89,7 +89,4 @@ MeasuredCompute measured_compute(const SystemResults& s, const std::string& mode
 // The compute of runs like r (model, batch, ranks) that do not overlap.
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r);
 
-// The lossy methods' options as the run had them, and the model's parameter shapes.
-model::Compression compression_of(const TrainRun& run);
-
 }  // namespace dtbench

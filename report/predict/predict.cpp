@@ -120,12 +120,15 @@ Prediction predict_system(const SystemResults& s) {
     note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
                      link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
     const SyncOptions& o = c.sync_options;
-    model::Method method{c.sync, o.mode, c.world_size, o.bucket_mb * kMiB, {}, {}, {}, {}, {}, {}};
+    model::Method method;
+    method.sync = c.sync;
+    method.ranks = static_cast<int>(c.world_size);
+    method.options = o;
+    method.last_iteration = kTimedFirst + static_cast<int64_t>(report::timed(run).size()) - 1;
     method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
     const Engine engine = find_method(c.sync).engine;
     const bool sends_less = is_lossy(c.sync);
     if (sends_less) {
-      method.compression = compression_of(run);
       const HookEstimate hook = hook_for(s, run);
       method.hook = hook.hook;
       if (!hook.source.empty()) {

@@ -15,4 +15,8 @@ std::unique_ptr<BucketHook> make_topk_hook(const SyncOptions& options);
 std::unique_ptr<BucketHook> make_hierarchical_hook(const SyncOptions& options);
 std::unique_ptr<GradSync> make_local_sgd_sync(const SyncOptions& options);
 
+// The hook of the hooked method called name, as its strategy uses it (bench_collectives times
+// the lossy ones alone). UserError for a method that is not a hook.
+std::unique_ptr<BucketHook> make_bucket_hook(const std::string& name, const SyncOptions& options);
+
 }  // namespace dtbench
