@@ -11,7 +11,7 @@
 # COMPRESSION_EPOCHS, the compression-epochs matrix (VGG-11 over epochs; at 100 Mbit/s, where
 # PowerSGD gets to its final accuracy before float32), with COMPRESSION's LeNet-5 runs in one
 # directory, figure 18 with a row per model; DIAGNOSIS, the diagnosis matrix on the emulated
-# cluster with host 2 at 100 Mbit/s (results/reference/), its Diagnosis naming the slowed rank
+# cluster with host 2 at 100 Mbit/s (results/reference/'s, copied), its Diagnosis naming the slowed rank
 # from the traces and that host from every run's start-up probe.
 #   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL COMPRESSION_EPOCHS
 #          DIAGNOSIS
@@ -56,9 +56,9 @@ for part in Ranks Stragglers "Links between hosts" Overlap "Link efficiency" "Th
 done
 "$dtbench" report "$diagnosis" -o "$work/diagnosis/group.pdf" >/dev/null 2>&1
 check "diagnosis: the slowed rank from the traces" grep -q \
-  "rank 2 slowed by 50 ms): rank 2 arrived last in 39 of 39 iterations" "$work/diagnosis/report.md"
+  "rank 2 slowed by 50 ms): rank 2 computed longest in 39 of 39 iterations" "$work/diagnosis/report.md"
 check "diagnosis: the clocks aligned by start-up offsets" \
-  grep -q "clocks aligned with rank 0's to within [0-9.]* ms at worst (offsets measured" \
+  grep -q "clocks were aligned with rank 0's to within [0-9.]* ms at worst (offsets measured" \
   "$work/diagnosis/report.md"
 check "diagnosis: the host at 100 Mbit/s named by every run's probe" \
   grep -q "dtb-n2 is slow in 5 of 5 probed runs" "$work/diagnosis/report.md"

@@ -145,17 +145,18 @@ Diagnosis diagnose(const SystemResults& s) {
     d.overlap.push_back(fmt::format("{}: {}.", label[r], overlap_share_text(o)));
   }
   if (!d.stragglers.empty()) {
+    // Compute spans are durations on each rank's own clock: the alignment is a finding of its
+    // own (the traces' timelines), not a condition of this measure.
     d.stragglers.push_back(
-        misaligned_s > 0
-            ? fmt::format("Arrivals are each rank's first communication of an iteration against "
-                          "the first rank's, the ranks' clocks aligned with rank 0's to within "
-                          "{:.3f} ms at worst (offsets measured by ping-pongs at start-up, with "
-                          "their drift by the last iteration).",
-                          misaligned_s * 1e3)
-            : "Arrivals are each rank's first communication of an iteration against the first "
-              "rank's, the clocks aligned by a barrier before the first iteration (these records "
-              "predate the start-up clock offsets): exact where the ranks share a clock (one "
-              "machine, the emulated cluster).");
+        "A rank's compute is its data, forward and backward in each iteration, timed on its own "
+        "clock." +
+        (misaligned_s > 0 ? fmt::format(" The traces' clocks were aligned with rank 0's to within "
+                                        "{:.3f} ms at worst (offsets measured by ping-pongs at "
+                                        "start-up, with their drift by the last iteration).",
+                                        misaligned_s * 1e3)
+                          : std::string(" The traces' clocks were aligned by a barrier before "
+                                        "the first iteration (these records predate the start-up "
+                                        "clock offsets).")));
   }
   for (const auto& e : link_efficiency(s)) d.efficiency.push_back(link_efficiency_text(e) + ".");
   const Prediction& p = prediction_of(s);

@@ -12,6 +12,7 @@ const RunTrace& trace_of(const TrainRun& run) {
       read->overlap = overlap_of(events);
       read->stragglers = stragglers_of(events);
       read->facts = trace_facts_of(events);
+      read->facts.straggler_s = {read->stragglers.over_mean_s};  // the model's, as the diagnosis's
     }
     run.trace = std::move(read);
   }

@@ -1,13 +1,11 @@
 #pragma once
-// Which rank the others wait for, from a run's trace (docs/traces.md): each rank's arrival at
-// an iteration's first communication operation (blocking or not: where the ranks' differences
-// in compute land; later operations' arrivals carry the protocol's own skew, a ring's pipeline
-// or a gather's root), relative to the first rank's; per iteration the rank that arrived last;
-// per run the rank last most often, and per iteration how much earlier than it the others
-// arrived (their mean): their wait for it. Iterations whose ranks started different numbers of
-// operations are left out. The ranks' clocks are aligned as the trace aligns them: from one instant
-// read on rank 0's clock, mapped into each rank's by its offset measured at start-up, so
-// arrivals are good to the trace's clock_alignment_s (older traces: a barrier's exit skew).
+// Which rank the others wait for, from a run's trace (docs/traces.md), by one measure: each
+// rank's compute in each iteration (its data, forward and backward spans within the iteration's
+// span; the k-th iteration of every rank is the same step). Per iteration the rank that computed
+// longest; per run the rank longest most often, how much longer it computed than each other
+// rank (their wait for it: the mean over them and over the iterations), and how much longer the
+// longest compute of each iteration was than the ranks' mean (the wait the cost model adds to
+// every synchronisation: model/iteration_model.h's straggler_s).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -17,17 +15,18 @@ namespace dtbench {
 
 struct Stragglers {
   int ranks = 0;
-  int iterations = 0;           // iterations whose operations matched across the ranks
-  std::vector<int> last_count;  // per rank: iterations in which it arrived last
-  int straggler = -1;           // the rank last most often; -1 without matched iterations
-  double others_wait_s = 0;     // per iteration, the others' wait for it (see above)
+  int iterations = 0;              // iterations every rank traced
+  std::vector<int> longest_count;  // per rank: iterations in which it computed longest
+  int straggler = -1;              // the rank longest most often; -1 without two ranks traced
+  double others_wait_s = 0;        // per iteration, the others' wait for it (see above)
+  double over_mean_s = 0;          // per iteration, the longest compute over the ranks' mean
 };
 
 // `events` are a trace's traceEvents.
 Stragglers stragglers_of(const nlohmann::json& events);
 
-// "rank 2 arrived last in 39 of 39 iterations; the others waited 0.050 s per iteration for it";
-// "" without matched iterations.
+// "rank 2 computed longest in 39 of 39 iterations; the others waited 0.050 s per iteration
+// for it"; "" without two ranks traced.
 std::string stragglers_text(const Stragglers& s);
 
 }  // namespace dtbench

@@ -20,7 +20,6 @@ nlohmann::json trace_events(const std::string& path) {
 TraceFacts trace_facts_of(const nlohmann::json& events) {
   TraceFacts out;
   if (events.empty()) return out;
-  out.straggler_s.push_back(mean_straggler_s(events));
   std::map<int, std::vector<std::pair<double, double>>> backward;  // rank -> [begin, end)
   for (const auto& e : events) {
     if (e.value("ph", "") == "X" && e.value("name", "") == "backward") {
@@ -72,42 +71,6 @@ std::map<int, std::vector<std::pair<double, double>>> iteration_spans(
   }
   for (auto& [rank, spans] : out) std::sort(spans.begin(), spans.end());
   return out;
-}
-
-double mean_straggler_s(const nlohmann::json& events) {
-  auto iterations = iteration_spans(events);                       // rank -> [begin, end]
-  std::vector<std::pair<int, std::pair<double, double>>> compute;  // rank, [begin, end]
-  for (const auto& e : events) {
-    if (e.value("ph", "") != "X") continue;
-    const std::string name = e.value("name", "");
-    const double ts = e.value("ts", 0.0), end = ts + e.value("dur", 0.0);
-    if (name == "data" || name == "forward" || name == "backward") {
-      compute.push_back({e.value("pid", 0), {ts, end}});
-    }
-  }
-  // The k-th iteration of every rank is the same step (each rank traces the same iterations).
-  std::map<int, std::vector<double>> per_rank;
-  size_t steps = SIZE_MAX;
-  for (const auto& [rank, spans] : iterations) {
-    per_rank[rank].assign(spans.size(), 0.0);
-    steps = std::min(steps, spans.size());
-  }
-  for (const auto& [rank, span] : compute) {
-    auto& spans = iterations[rank];
-    for (size_t k = 0; k < spans.size(); ++k) {
-      if (span.first >= spans[k].first && span.second <= spans[k].second) {
-        per_rank[rank][k] += (span.second - span.first) * 1e-6;
-      }
-    }
-  }
-  if (per_rank.size() < 2 || steps == 0) return 0;
-  double sum = 0;
-  for (size_t k = 0; k < steps; ++k) {
-    double slowest = 0, total = 0;
-    for (const auto& [rank, c] : per_rank) slowest = std::max(slowest, c[k]), total += c[k];
-    sum += slowest - total / static_cast<double>(per_rank.size());
-  }
-  return sum / static_cast<double>(steps);
 }
 
 }  // namespace dtbench

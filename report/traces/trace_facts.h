@@ -12,9 +12,9 @@ namespace dtbench {
 
 // What the blocking runs' traces say: when each gradient is ready, as a fraction of its
 // backward (per parameter, summed over ranks and iterations), and per run how much longer the
-// slowest rank's compute (data, forward and backward) took than the ranks' mean (the record
-// keeps each phase's mean over the ranks), the mean over iterations (mean_straggler_s). Nothing
-// is added for a missing file or one without them.
+// slowest rank's compute took than the ranks' mean (the record keeps each phase's mean over the
+// ranks): stragglers.h's over_mean_s, which trace_of (run_trace.h) puts here. Nothing is added
+// for a missing file or one without them.
 struct TraceFacts {
   std::vector<double> sum, bytes;
   std::vector<int> count;
@@ -29,16 +29,10 @@ nlohmann::json trace_events(const std::string& path);
 // is the same step: each rank traces the same iterations).
 std::map<int, std::vector<std::pair<double, double>>> iteration_spans(const nlohmann::json& events);
 
-// One trace's facts, from its traceEvents (nothing for events without them).
+// One trace's gradient-ready facts, from its traceEvents (nothing for events without them).
 TraceFacts trace_facts_of(const nlohmann::json& events);
 
 // Adds one run's facts to those of others (out).
 void add_facts(const TraceFacts& one, TraceFacts& out);
-
-// How much longer than the ranks' mean the slowest rank's compute (data, forward and backward)
-// takes, per traced iteration, the mean over the iterations (s): what every synchronisation waits
-// for beyond the mean compute the record keeps. `events` are a trace's traceEvents
-// (docs/traces.md), the k-th iteration span of each rank the same step; 0 for fewer than 2 ranks.
-double mean_straggler_s(const nlohmann::json& events);
 
 }  // namespace dtbench
