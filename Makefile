@@ -22,6 +22,7 @@ SOURCES = $(shell git ls-files '*.cpp' '*.h')
 HOSTS     ?= hosts/local
 MATRIX    ?= quick
 REPEAT    ?=
+WITHIN    ?=
 RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
 # The results directories a user made (each holds run.json), not the archive results/reference/.
 REPORT_DIRS ?= $(patsubst %/run.json,%,$(wildcard results/*/run.json))
@@ -41,6 +42,7 @@ help:
 	@echo "make train         VGG-11 on CIFAR-10, 1 epoch, from DATA_DIR"
 	@echo "make bench         run MATRIX (now: $(MATRIX)) over HOSTS (now: $(HOSTS)) into RESULTS;"
 	@echo "                   REPEAT=R: R repetitions in rounds; rerun to resume;"
+	@echo "                   WITHIN=PCT: repeat until each 95% interval is within +-PCT%;"
 	@echo "                   BENCH_ARGS=--retry-failed, --dry-run, noise guard options"
 	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose;"
 	@echo "                   REPORT_ARGS=--each-directory: each directory a system of its own)"
@@ -85,7 +87,7 @@ train: build
 
 bench: build
 	$(BUILD_DIR)/dtbench run --hosts $(HOSTS) --matrix $(MATRIX) --data-dir $(DATA_DIR) \
-	  --out $(RESULTS) $(if $(REPEAT),--repeat $(REPEAT)) $(BENCH_ARGS)
+	  --out $(RESULTS) $(if $(REPEAT),--repeat $(REPEAT)) $(if $(WITHIN),--until-within $(WITHIN)) $(BENCH_ARGS)
 
 report: build
 	@test -n "$(REPORT_DIRS)" || { echo "make report: no results directory in results/: run make bench first (or REPORT_DIRS=results/reference/NAME)"; exit 2; }

@@ -52,6 +52,16 @@ void add_run(CLI::App& app, RunOptions& o) {
   run->add_option("--repeat", o.repeat,
                   "Repetitions of every experiment, run in rounds (default: the matrix's, or 1)")
       ->check(positive());
+  run->add_option_function<double>(
+         "--until-within", [&o](double percent) { o.within = percent / 100; },
+         "Repeat every experiment in rounds until the 95% interval of its mean iteration time "
+         "is within +-PCT% of that mean (at least --repeat repetitions, 3 by default; at most "
+         "--max-repeat); each experiment's interval.json says what it reached")
+      ->type_name("PCT")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--max-repeat", o.max_repeat, "With --until-within: the most repetitions")
+      ->capture_default_str()
+      ->check(positive());
   run->add_option("--max-foreign-load", o.noise.max_foreign_load,
                   "An attempt is noisy when other processes used more than this share of the "
                   "machine's CPU")

@@ -27,6 +27,7 @@
 #include "record/start_facts.h"
 #include "run/experiment_command.h"
 #include "run/hosts_file.h"
+#include "run/interval.h"
 #include "run/matrix.h"
 #include "run/mpirun_notices.h"
 #include "run/progress.h"
@@ -193,23 +194,7 @@ class Runner {
     write_run_json();
     write_file_atomically(o_.out_dir + "/system.json",
                           describe_run_system(hosts_, o_.data_dir, status).dump(2) + "\n");
-    auto plan = round_schedule(matrix_.experiments.size(), repeat_);
-    std::vector<double> estimates;
-    estimates.reserve(plan.size());
-    for (const auto& [index, rep] : plan)
-      estimates.push_back(matrix_.experiments[index].estimate_s);
-    Progress progress(estimates, stdout);
-    fmt::print("dtbench run: matrix {} ({} experiments{}, estimated {}), hosts {}, results in {}\n",
-               matrix_.name, matrix_.experiments.size(),
-               repeat_ > 1 ? fmt::format(" x {} repetitions in rounds", repeat_) : "",
-               format_duration(matrix_.estimate_s() * repeat_), hosts_.path, o_.out_dir);
-    std::map<std::string, int> count;
-    for (size_t i = 0; i < plan.size() && !interrupted(); ++i) {
-      const auto& [index, rep] = plan[i];
-      const Experiment& e = matrix_.experiments[index];
-      progress.start(i, repeat_ > 1 ? fmt::format("{} (rep {})", e.name, rep) : e.name);
-      ++count[run_one(e, rep, progress)];
-    }
+    std::map<std::string, int> count = o_.within > 0 ? rounds_until_tight() : fixed_rounds();
     if (interrupted()) {
       fmt::print("dtbench run: interrupted; finished results are kept, rerun to resume\n");
       return 130;
@@ -227,10 +212,109 @@ class Runner {
                           count["host gone"])
             : "",
         noisy_, 100 * o_.noise.max_foreign_load, 100 * o_.noise.max_steal, o_.out_dir);
+    if (o_.within > 0) {
+      fmt::print(
+          "dtbench run: {} experiment{} within +-{:g}%, {} not after {} repetitions "
+          "(kept, their interval.json says how wide)\n",
+          count["within"], count["within"] == 1 ? "" : "s", 100 * o_.within, count["wide"],
+          max_repeat());
+    }
     return failed == 0 ? 0 : 1;
   }
 
  private:
+  // Every experiment `repeat_` times, in rounds.
+  std::map<std::string, int> fixed_rounds() {
+    auto plan = round_schedule(matrix_.experiments.size(), repeat_);
+    std::vector<double> estimates;
+    estimates.reserve(plan.size());
+    for (const auto& [index, rep] : plan)
+      estimates.push_back(matrix_.experiments[index].estimate_s);
+    Progress progress(estimates, stdout);
+    fmt::print("dtbench run: matrix {} ({} experiments{}, estimated {}), hosts {}, results in {}\n",
+               matrix_.name, matrix_.experiments.size(),
+               repeat_ > 1 ? fmt::format(" x {} repetitions in rounds", repeat_) : "",
+               format_duration(matrix_.estimate_s() * repeat_), hosts_.path, o_.out_dir);
+    std::map<std::string, int> count;
+    for (size_t i = 0; i < plan.size() && !interrupted(); ++i) {
+      const auto& [index, rep] = plan[i];
+      const Experiment& e = matrix_.experiments[index];
+      progress.start(i, repeat_ > 1 ? fmt::format("{} (rep {})", e.name, rep) : e.name);
+      ++count[run_one(e, rep, progress)];
+    }
+    return count;
+  }
+
+  int least_repeat() const { return std::max(2, o_.repeat > 0 ? o_.repeat : 3); }
+  int max_repeat() const { return std::max(least_repeat(), o_.max_repeat); }
+
+  // Rounds of the experiments still open, each closed once its interval is within o_.within of
+  // its mean (after least_repeat() repetitions), after a failure, or at max_repeat() (kept and
+  // said). Experiments that time no iterations (collective sweeps) run least_repeat() times.
+  std::map<std::string, int> rounds_until_tight() {
+    const size_t n = matrix_.experiments.size();
+    const int least = least_repeat(), most = max_repeat();
+    fmt::print(
+        "dtbench run: matrix {} ({} experiments, each repeated in rounds until the 95% interval "
+        "of its mean iteration time is within +-{:g}%: {} to {} repetitions, estimated {} to "
+        "{}), hosts {}, results in {}\n",
+        matrix_.name, n, 100 * o_.within, least, most,
+        format_duration(matrix_.estimate_s() * least), format_duration(matrix_.estimate_s() * most),
+        hosts_.path, o_.out_dir);
+    std::vector<bool> open(n, true);
+    std::map<std::string, int> count;
+    const size_t shift = n == 0 ? 0 : (n + static_cast<size_t>(least) - 1) / least;
+    for (int round = 1; round <= most && !interrupted(); ++round) {
+      std::vector<size_t> order;
+      for (size_t k = 0; k < n; ++k) {
+        const size_t index = (k + static_cast<size_t>(round - 1) * shift) % n;
+        if (open[index]) order.push_back(index);
+      }
+      if (order.empty()) break;
+      if (round > least) fmt::print("dtbench run: round {}: {} still open\n", round, order.size());
+      std::vector<double> estimates;
+      for (size_t index : order) estimates.push_back(matrix_.experiments[index].estimate_s);
+      Progress progress(estimates, stdout);
+      for (size_t i = 0; i < order.size() && !interrupted(); ++i) {
+        const Experiment& e = matrix_.experiments[order[i]];
+        progress.start(i, fmt::format("{} (rep {})", e.name, round));
+        const std::string status = run_one(e, round, progress);
+        ++count[status];
+        if (status != "ok" && status != "done") open[order[i]] = false;
+      }
+      if (interrupted()) break;
+      for (size_t index : order)
+        close_if_done(matrix_.experiments[index], round, open, index, count);
+    }
+    return count;
+  }
+
+  // After a round: closes an experiment whose interval is tight (or that times no iterations
+  // and has its least repetitions), writes its interval.json, and says so; at the last round,
+  // says which stay wide.
+  void close_if_done(const Experiment& e, int round, std::vector<bool>& open, size_t index,
+                     std::map<std::string, int>& count) {
+    const bool timed = e.kind == "train" || e.kind == "python_ddp";
+    const fs::path dir = fs::path(o_.out_dir) / "experiments" / e.dir();
+    if (!timed) {
+      if (round >= least_repeat()) open[index] = false;
+      return;
+    }
+    const RepeatedInterval r = interval_of(dir.string());
+    write_file_atomically((dir / "interval.json").string(),
+                          interval_json(r, o_.within, max_repeat()).dump(2) + "\n");
+    if (!open[index]) return;  // failed: its repetitions say why
+    if (tight(r, o_.within, least_repeat())) {
+      open[index] = false;
+      ++count["within"];
+      fmt::print("  within: {} {}\n", e.name, interval_text(r));
+    } else if (round >= max_repeat()) {
+      open[index] = false;
+      ++count["wide"];
+      fmt::print("  WIDE:   {} {} (the cap)\n", e.name, interval_text(r));
+    }
+  }
+
   void write_run_json() {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& e : matrix_.experiments) {
@@ -249,6 +333,8 @@ class Runner {
                           {"hosts", hosts},
                           {"emulated_cluster", hosts_.emulated},
                           {"repeat", repeat_},
+                          {"within", o_.within},
+                          {"max_repeat", o_.within > 0 ? max_repeat() : repeat_},
                           {"noise_policy",
                            {{"max_foreign_load", n.max_foreign_load},
                             {"max_steal", n.max_steal},

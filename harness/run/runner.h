@@ -30,6 +30,11 @@ struct RunOptions {
   std::string netns_agent;
   std::string python_ddp;  // baselines/python_ddp.py
   int repeat = 0;          // repetitions of every experiment; 0: what the matrix says (1)
+  // Repetitions until the answer holds: with within > 0, every experiment repeats in rounds
+  // (at least `repeat`, 3 when that is unset) until the 95% interval of its mean iteration time
+  // lies within +-within of the mean (0.03: 3%), or max_repeat repetitions (interval.h).
+  double within = 0;
+  int max_repeat = 10;
   NoisePolicy noise;
   bool dry_run = false;
   bool retry_failed = false;

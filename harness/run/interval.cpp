@@ -1,0 +1,76 @@
+#include "run/interval.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "stats/stats.h"
+
+namespace fs = std::filesystem;
+
+namespace dtbench {
+
+namespace {
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json(nullptr) : j;
+}
+
+}  // namespace
+
+RepeatedInterval interval_of(const std::string& experiment_dir) {
+  RepeatedInterval r;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(experiment_dir, ec)) {
+    if (!entry.is_directory() || entry.path().filename().string().rfind("rep-", 0) != 0) continue;
+    const nlohmann::json status = read_json(entry.path() / "status.json");
+    if (status.is_object()) r.seconds += status.value("elapsed_s", 0.0);
+    const std::string state = status.is_object() ? status.value("status", "") : "";
+    if (state == "failed" || state == "timeout") ++r.failed;
+    const nlohmann::json result = read_json(entry.path() / "result.json");
+    if (state != "ok" || !result.is_object()) continue;
+    const auto mean = result.value("/summary/iteration_s/mean"_json_pointer, std::nan(""));
+    if (std::isfinite(mean)) r.values_s.push_back(mean);
+  }
+  const Summary s = summarize(r.values_s);
+  r.mean_s = s.mean, r.low_s = s.ci95_low, r.high_s = s.ci95_high;
+  r.half_width = r.values_s.size() >= 2 && s.mean > 0 ? (s.ci95_high - s.ci95_low) / 2 / s.mean
+                                                      : std::numeric_limits<double>::infinity();
+  return r;
+}
+
+bool tight(const RepeatedInterval& r, double within, int min_repetitions) {
+  return static_cast<int>(r.values_s.size()) >= min_repetitions && r.half_width <= within;
+}
+
+nlohmann::json interval_json(const RepeatedInterval& r, double within, int max_repeat) {
+  const bool finite = std::isfinite(r.half_width);
+  return {{"schema", "dtbench.interval/1"},
+          {"statistic", "mean over repetitions of each one's mean iteration time (1..39)"},
+          {"repetitions", r.values_s.size()},
+          {"values_s", r.values_s},
+          {"failed", r.failed},
+          {"mean_s", r.mean_s},
+          {"ci95_low_s", r.low_s},
+          {"ci95_high_s", r.high_s},
+          {"half_width", finite ? nlohmann::json(r.half_width) : nlohmann::json(nullptr)},
+          {"within", within},
+          {"reached", finite && r.half_width <= within},
+          {"max_repeat", max_repeat},
+          {"seconds", r.seconds}};
+}
+
+std::string interval_text(const RepeatedInterval& r) {
+  const std::string width =
+      std::isfinite(r.half_width) ? fmt::format("+-{:.1f}%", 100 * r.half_width) : "+-inf";
+  return fmt::format("{} after {} repetition{}", width, r.values_s.size(),
+                     r.values_s.size() == 1 ? "" : "s");
+}
+
+}  // namespace dtbench
