@@ -54,6 +54,7 @@ void set_sent(Bucket& b, const std::vector<size_t>& members, const ComputeProfil
   }
   if (row.sends == nullptr) return;
   std::vector<BucketParameter> bucket;
+  bucket.reserve(members.size());
   for (size_t i : members) {
     bucket.push_back({compute.tensor_bytes[i],
                       i < compute.shapes.size() ? compute.shapes[i] : std::vector<int64_t>{}});

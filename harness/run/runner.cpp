@@ -273,6 +273,7 @@ class Runner {
       if (order.empty()) break;
       if (round > least) fmt::print("dtbench run: round {}: {} still open\n", round, order.size());
       std::vector<double> estimates;
+      estimates.reserve(order.size());
       for (size_t index : order) estimates.push_back(matrix_.experiments[index].estimate_s);
       Progress progress(estimates, stdout);
       for (size_t i = 0; i < order.size() && !interrupted(); ++i) {

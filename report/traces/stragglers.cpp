@@ -34,6 +34,7 @@ std::vector<std::vector<double>> compute_per_iteration(const nlohmann::json& eve
     }
   }
   std::vector<std::vector<double>> out;
+  out.reserve(per_rank.size());
   for (auto& [rank, compute] : per_rank) out.push_back(std::move(compute));
   return out;
 }
