@@ -89,8 +89,10 @@ bench: build
 	$(BUILD_DIR)/dtbench run --hosts $(HOSTS) --matrix $(MATRIX) --data-dir $(DATA_DIR) \
 	  --out $(RESULTS) $(if $(REPEAT),--repeat $(REPEAT)) $(if $(WITHIN),--until-within $(WITHIN)) $(BENCH_ARGS)
 
-report: build
+# No results: said before anything is built.
+report:
 	@test -n "$(REPORT_DIRS)" || { echo "make report: no results directory in results/: run make bench first (or REPORT_DIRS=results/reference/NAME)"; exit 2; }
+	@$(MAKE) --no-print-directory build
 	$(BUILD_DIR)/dtbench report $(REPORT_DIRS) -o $(REPORT) $(REPORT_ARGS)
 
 cluster-up: build

@@ -86,6 +86,11 @@ TEST(Doctor, AnotherBuildOrOtherDataFailsNamingTheHost) {
   const auto alike = judge_hosts(here, {"h0", "h1"}, {here, here});
   EXPECT_TRUE(all_pass(alike));
   EXPECT_EQ(texts(alike, "PASS").size(), 2u);
+  // No dataset here at all (no make data, no DATA_DIR): said, not passed as "0 files alike".
+  const HostIdentity bare{"a", "abc123", {}};
+  const auto none = texts(judge_hosts(bare, {"h0", "h1"}, {bare, bare}), "FAIL");
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_THAT(none[0], HasSubstr("this machine has no dataset file"));
 }
 
 TEST(Doctor, ABlockedConnectionFailsNamingBothHosts) {

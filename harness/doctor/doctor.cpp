@@ -165,7 +165,12 @@ std::vector<Finding> judge_hosts(const HostIdentity& here, const std::vector<std
     out.push_back({"PASS", fmt::format("build: the {} hosts that answered run dtbench {}, as here",
                                        hosts.size(), here.commit)});
   }
-  if (data_alike) {
+  if (here.data.empty()) {
+    // Nothing to compare with: the data directory here holds no dataset (make data, DATA_DIR).
+    out.push_back({"FAIL",
+                   "data: this machine has no dataset file in its data directory: "
+                   "make data, or set DATA_DIR (--data-dir) to where the datasets are"});
+  } else if (data_alike) {
     out.push_back({"PASS", fmt::format("data: the {} hosts that answered have the {} dataset files "
                                        "this machine has",
                                        hosts.size(), here.data.size())});
