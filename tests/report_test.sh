@@ -55,6 +55,17 @@ for part in Ranks Stragglers "Links between hosts" Overlap "Link efficiency" "Th
   check "diagnosis: $part, for both systems" test "$(grep -c "^\*\*$part\.\*\*" "$work/both/report.md")" -eq 2
 done
 "$dtbench" report "$diagnosis" -o "$work/diagnosis/group.pdf" >/dev/null 2>&1
+check "the answer page opens the report, its straggler from the diagnosis" \
+  grep -q "^\*\*The diagnosis\*\* (below). allreduce (bottleneck_compute, rank 2 slowed by 50 ms): rank 2 computed longest" \
+  "$work/diagnosis/report.md"
+check "the answer page: the fastest method, from section 1 and its CSV" \
+  grep -q "^\*\*The fastest method here.\*\* .*(Section 1, \`data/fig01_iteration_time.csv\`.)" \
+  "$work/diagnosis/report.md"
+check "the answer page: what these results do not measure, said" \
+  grep -q "^\*\*The bucket size.\*\* These results do not measure it (measured by: " \
+  "$work/diagnosis/report.md"
+check "the answer page comes first" \
+  test "$(grep -m1 -n '^# ' "$work/diagnosis/report.md" | cut -d: -f2)" == "# The answer"
 check "diagnosis: the slowed rank from the traces" grep -q \
   "rank 2 slowed by 50 ms): rank 2 computed longest in 39 of 39 iterations" "$work/diagnosis/report.md"
 check "diagnosis: the clocks aligned by start-up offsets" \

@@ -17,6 +17,7 @@
 #include "common/network_spec.h"
 #include "common/process.h"
 #include "common/software_stack.h"
+#include "report/document/answer.h"
 #include "report/document/figures.h"
 #include "report/predict/diagnosis.h"
 #include "report/read/results.h"
@@ -195,10 +196,12 @@ int build_report(const ReportOptions& o) {
   fs::create_directories(build / "figures");
   const SystemResults& primary = results.systems.front();
   std::string sections;
+  std::map<std::string, BuiltSection> built;  // for the answer page
   int drawn = 0, number = 0;
   for (const auto& spec : figure_registry()) {
     ++number;
     FigureData f = spec.build(primary, results.systems);
+    built[spec.id] = {number, &spec, f};
     sections += fmt::format("## {}. {}\n\n*{}*\n\n", number, spec.title, spec.question);
     if (f.table.empty()) {
       sections +=
@@ -239,8 +242,10 @@ int build_report(const ReportOptions& o) {
   replace(text, "{{sections}}", sections);
   std::string diagnoses;
   for (size_t k = 0; k < results.systems.size(); ++k) {
-    diagnoses += fmt::format("## S{} ({})\n\n{}", k + 1, results.systems[k].label,
-                             diagnosis_markdown(diagnose(results.systems[k])));
+    const Diagnosis d = diagnose(results.systems[k]);
+    if (k == 0) replace(text, "{{answer}}", answer_page(built, d));
+    diagnoses +=
+        fmt::format("## S{} ({})\n\n{}", k + 1, results.systems[k].label, diagnosis_markdown(d));
   }
   replace(text, "{{diagnosis}}", diagnoses);
   replace(text, "{{conditions}}", conditions_section(results.systems));
