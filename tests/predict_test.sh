@@ -67,6 +67,16 @@ check "figure 19: the share within the target and the worst phase" \
 check "figure 19: bucketed against the best any bucket plan could reach, with and without the CPU" \
   grep -Eq "from the best any bucket plan could reach here \([0-9.]+ s: .* and the CPU of what is sent during backward; [+-][0-9.]+% from [0-9.]+ s without that CPU\)" \
   "$work/report/report.md"
+check "the answer page: a bigger cluster from the compute measured here, the model's error beside" \
+  grep -Eq "^\*\*A bigger cluster\*\* \(predicted by the cost model, not measured\)\. With the compute of vgg11 measured here.* at 1 Gbit/s is [a-z_0-9]+ at 16 ranks \([0-9]+% scaling efficiency\).*Measured here: up to 4 ranks; the model's error on the 12 runs it predicted here: [0-9.]+% on average" \
+  "$work/report/report.md"
+check "the answer page's what-if: 3 rates x 3 rank counts x every method, one fastest exact each" \
+  python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cells = {(r["gbit"], r["ranks"]) for r in rows}
+fastest = [r for r in rows if r["fastest"] in ("yes", "true", "1")]
+sys.exit(not (len(cells) == 9 and len(fastest) == 9))' "$work/report/data/answer_what_if.csv"
 check "the report links each experiment's trace" \
   test "$(grep -Ec "\): \[trace.json(.gz)?\]\(file://$model/experiments/.*/trace.json(.gz)?\)" "$work/report/report.md")" -eq "$(find "$model" -name 'trace.json*' | wc -l)"
 

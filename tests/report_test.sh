@@ -64,6 +64,9 @@ check "the answer page: the fastest method, from section 1 and its CSV" \
 check "the answer page: what these results do not measure, said" \
   grep -q "^\*\*The bucket size.\*\* These results do not measure it (measured by: " \
   "$work/diagnosis/report.md"
+check "the answer page: a bigger cluster without a measured compute, said" \
+  grep -q "^\*\*A bigger cluster\*\* (predicted by the cost model, not measured). These results have no traced" \
+  "$work/both/report.md"
 check "the answer page comes first" \
   test "$(grep -m1 -n '^# ' "$work/diagnosis/report.md" | cut -d: -f2)" == "# The answer"
 check "diagnosis: the slowed rank from the traces" grep -q \

@@ -2,7 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
+
+#include "model/parameter_shapes.h"
+#include "model/what_if.h"
+#include "report/predict/model_inputs.h"
+#include "report/predict/predict.h"
 
 namespace dtbench {
 
@@ -44,10 +50,80 @@ std::string finding(const std::vector<std::string>& entries, const std::string& 
          (more > 0 ? fmt::format(" ({} more in the Diagnosis.)", more) : std::string());
 }
 
+// The what-if from the compute measured here (VGG-11's, else LeNet-5's): per link rate and rank
+// count, the fastest method and its scaling efficiency; the model's error on the runs measured
+// here, and how far they reach.
+std::string bigger_cluster(const SystemResults& s, Table& table) {
+  const std::string lead = "**A bigger cluster** (predicted by the cost model, not measured). ";
+  MeasuredCompute m;
+  std::string model_name;
+  for (const char* name : {"vgg11", "lenet5"}) {
+    m = measured_compute(s, name);
+    if (m.found) {
+      model_name = name;
+      break;
+    }
+  }
+  if (!m.found) {
+    return lead +
+           "These results have no traced blocking run to take the compute from (the `model` "
+           "matrix measures it; `dtbench what-if` takes one from any results directory).\n\n";
+  }
+  model::Scenario scenario;
+  scenario.compute = m.profile;
+  for (const auto& p : model::builtin_parameters(model_name)) scenario.shapes.push_back(p.shape);
+  scenario.ranks = {16, 64, 1024};
+  scenario.gbits = {0.1, 1, 10};
+  scenario.latency_s = 50e-6;
+  table.columns = {"gbit", "ranks", "method", "iteration_s", "efficiency", "fastest"};
+  std::string text = lead + fmt::format(
+                                "With the compute of {} measured here, one rank per host, 50 us "
+                                "of latency, each rank keeping its batch, the fastest exact "
+                                "method (the lossy ones, which change what is learnt, are in the "
+                                "CSV)",
+                                model_name);
+  const std::vector<model::ScalingPoint> points = model::what_if(scenario);
+  for (double gbit : scenario.gbits) {
+    std::vector<std::string> at;
+    for (int n : scenario.ranks) {
+      const model::ScalingPoint* best = nullptr;
+      for (const auto& p : points) {
+        if (p.gbit != gbit || p.ranks != n || is_lossy(p.method)) continue;
+        if (best == nullptr || p.iteration_s < best->iteration_s) best = &p;
+      }
+      for (const auto& p : points) {
+        if (p.gbit == gbit && p.ranks == n) {
+          table.rows.push_back({gbit, n, p.method, p.iteration_s, p.efficiency, &p == best});
+        }
+      }
+      if (best != nullptr) {
+        at.push_back(fmt::format("{} at {} ranks ({:.0f}% scaling efficiency)", best->method, n,
+                                 100 * best->efficiency));
+      }
+    }
+    text += fmt::format("{} at {:g} Gbit/s is {}", gbit == scenario.gbits.front() ? "" : ";", gbit,
+                        fmt::join(at, ", "));
+  }
+  int most_ranks = 0;
+  for (const auto& r : s.runs) most_ranks = std::max(most_ranks, r.record.config.world_size);
+  const ModelAccuracy a = accuracy_of(prediction_of(s));
+  text += fmt::format(". Measured here: up to {} ranks", most_ranks);
+  text += a.experiments > 0
+              ? fmt::format(
+                    "; the model's error on the {} runs it predicted here: {:.1f}% on "
+                    "average, {:.1f}% at most (section 19)",
+                    a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error)
+              : "; the model's error is not measured in these results (section 19)";
+  return text + fmt::format(
+                    ". Past {} ranks and on other links these are extrapolations. "
+                    "(`data/answer_what_if.csv`; `dtbench what-if` draws more.)\n\n",
+                    most_ranks);
+}
+
 }  // namespace
 
 std::string answer_page(const std::map<std::string, BuiltSection>& sections,
-                        const Diagnosis& diagnosis) {
+                        const Diagnosis& diagnosis, const SystemResults& s, Table& what_if) {
   std::string text =
       "What these results say, each sentence computed in the section it names (its numbers in "
       "that section's CSV under `data/`); a ranking counts only out of the noise.\n\n";
@@ -56,6 +132,7 @@ std::string answer_page(const std::map<std::string, BuiltSection>& sections,
   text += paragraph(sections, "fig06_bucket_sweep", "The bucket size.");
   text += paragraph(sections, "fig13_scaling", "More ranks.");
   text += paragraph(sections, "fig19_model", "The cost model here.", 1);
+  text += bigger_cluster(s, what_if);
   std::vector<std::string> found;
   for (const auto& f : {finding(diagnosis.stragglers, "computed longest in"),
                         finding(diagnosis.links, "slow"), finding(diagnosis.overlap, "hidden")}) {
@@ -63,8 +140,9 @@ std::string answer_page(const std::map<std::string, BuiltSection>& sections,
   }
   text += "**The diagnosis** (below). ";
   if (found.empty()) {
-    text += "No traced run and no link probe in these results (the `diagnosis` matrix measures "
-            "them).\n\n";
+    text +=
+        "No traced run and no link probe in these results (the `diagnosis` matrix measures "
+        "them).\n\n";
   } else {
     for (const auto& f : found) text += f + " ";
     text += "\n\n";

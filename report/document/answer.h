@@ -20,8 +20,11 @@ struct BuiltSection {
   FigureData data;
 };
 
-// Markdown for the first page; sections by figure id (those not built: not measured).
+// Markdown for the first page; sections by figure id (those not built: not measured). `s` is
+// the system the sections show: the cost model's what-if at 16, 64 and 1,024 ranks and at 0.1,
+// 1 and 10 Gbit/s starts from the compute measured there, and its points go to `what_if`
+// (answer_what_if.csv beside the sections' CSVs; empty when nothing was measured to start from).
 std::string answer_page(const std::map<std::string, BuiltSection>& sections,
-                        const Diagnosis& diagnosis);
+                        const Diagnosis& diagnosis, const SystemResults& s, Table& what_if);
 
 }  // namespace dtbench

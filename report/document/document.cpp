@@ -243,7 +243,13 @@ int build_report(const ReportOptions& o) {
   std::string diagnoses;
   for (size_t k = 0; k < results.systems.size(); ++k) {
     const Diagnosis d = diagnose(results.systems[k]);
-    if (k == 0) replace(text, "{{answer}}", answer_page(built, d));
+    if (k == 0) {
+      Table what_if;
+      replace(text, "{{answer}}", answer_page(built, d, primary, what_if));
+      if (!what_if.empty()) {
+        write_file_atomically((build / "data" / "answer_what_if.csv").string(), what_if.csv());
+      }
+    }
     diagnoses +=
         fmt::format("## S{} ({})\n\n{}", k + 1, results.systems[k].label, diagnosis_markdown(d));
   }
