@@ -2,8 +2,10 @@
 # `dtbench run --until-within`: every experiment repeats in rounds until the 95% interval of its
 # mean iteration time is within the target, or the cap. What holds on any machine is asserted:
 # a target no run misses (1000%) closes each experiment at the least repetitions; one no run
-# meets (0.0001%) runs the cap and is said to be wide; interval.json holds the repetitions'
-# means as their records give them, and a rerun with a higher cap adds only the new round.
+# meets (0.0001%) runs the cap and is said to be wide (each experiment alone in its group, so
+# none closes by ranking apart from another: interval_test.cpp tests that rule); interval.json
+# holds the repetitions' means as their records give them, and a rerun with a higher cap adds
+# only the new round.
 #   usage: until_within_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
@@ -14,18 +16,18 @@ cat >"$work/matrix.json" <<'JSON'
 {"description": "until-within test",
  "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
               "max_iters": 12, "estimate_s": 3, "time_limit_s": 120},
- "entries": [{"group": "a", "sync": ["allreduce", "ring_allreduce"]}]}
+ "entries": [{"group": "a", "sync": "allreduce"}, {"group": "b", "sync": "ring_allreduce"}]}
 JSON
 run=("$dtbench" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/data"
      --quiet-wait-s 0 --noise-tries 1)
-reps() { find "$1/experiments/a" -mindepth 2 -maxdepth 2 -name 'rep-*' | wc -l; }
+reps() { find "$1/experiments" -mindepth 3 -maxdepth 3 -name 'rep-*' | wc -l; }
 # interval.json of every experiment against its repetitions' records: FIELD=VALUE pairs to hold.
 intervals() {
   python3 - "$@" <<'PY'
 import glob, json, os, statistics, sys
 out, *wants = sys.argv[1:]
 wants = dict(w.split("=") for w in wants)
-files = glob.glob(f"{out}/experiments/a/*/interval.json")
+files = glob.glob(f"{out}/experiments/*/*/interval.json")
 assert len(files) == 2, files
 for path in files:
     j = json.load(open(path))

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -49,7 +50,14 @@ bool tight(const RepeatedInterval& r, double within, int min_repetitions) {
   return static_cast<int>(r.values_s.size()) >= min_repetitions && r.half_width <= within;
 }
 
-nlohmann::json interval_json(const RepeatedInterval& r, double within, int max_repeat) {
+bool separated(const RepeatedInterval& r, const std::vector<RepeatedInterval>& others) {
+  if (r.values_s.size() < 2 || others.empty()) return false;
+  return std::all_of(others.begin(), others.end(), [&r](const RepeatedInterval& o) {
+    return o.values_s.size() >= 2 && (r.high_s < o.low_s || o.high_s < r.low_s);
+  });
+}
+
+nlohmann::json interval_json(const RepeatedInterval& r, double within, int max_repeat, bool apart) {
   const bool finite = std::isfinite(r.half_width);
   return {{"schema", "dtbench.interval/1"},
           {"statistic", "mean over repetitions of each one's mean iteration time (1..39)"},
@@ -62,6 +70,7 @@ nlohmann::json interval_json(const RepeatedInterval& r, double within, int max_r
           {"half_width", finite ? nlohmann::json(r.half_width) : nlohmann::json(nullptr)},
           {"within", within},
           {"reached", finite && r.half_width <= within},
+          {"apart", apart},
           {"max_repeat", max_repeat},
           {"seconds", r.seconds}};
 }

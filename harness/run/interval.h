@@ -28,8 +28,14 @@ RepeatedInterval interval_of(const std::string& experiment_dir);
 // `within` (a share of the mean).
 bool tight(const RepeatedInterval& r, double within, int min_repetitions);
 
-// interval.json's content.
-nlohmann::json interval_json(const RepeatedInterval& r, double within, int max_repeat);
+// Whether r's interval overlaps none of the others' (each with two values or more): an
+// experiment told apart from every one it is compared with (its group's) needs no more
+// repetitions to rank. False without others or with fewer than two values of r.
+bool separated(const RepeatedInterval& r, const std::vector<RepeatedInterval>& others);
+
+// interval.json's content; `apart`: closed by separated().
+nlohmann::json interval_json(const RepeatedInterval& r, double within, int max_repeat,
+                             bool apart = false);
 
 // "+-2.1% after 4 repetitions"; "+-inf" with fewer than two.
 std::string interval_text(const RepeatedInterval& r);

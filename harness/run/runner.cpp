@@ -214,10 +214,10 @@ class Runner {
         noisy_, 100 * o_.noise.max_foreign_load, 100 * o_.noise.max_steal, o_.out_dir);
     if (o_.within > 0) {
       fmt::print(
-          "dtbench run: {} experiment{} within +-{:g}%, {} not after {} repetitions "
-          "(kept, their interval.json says how wide)\n",
-          count["within"], count["within"] == 1 ? "" : "s", 100 * o_.within, count["wide"],
-          max_repeat());
+          "dtbench run: {} experiment{} within +-{:g}%, {} apart from every other of their "
+          "group, {} not after {} repetitions (kept, their interval.json says how wide)\n",
+          count["within"], count["within"] == 1 ? "" : "s", 100 * o_.within, count["apart"],
+          count["wide"], max_repeat());
     }
     return failed == 0 ? 0 : 1;
   }
@@ -284,31 +284,49 @@ class Runner {
         if (status != "ok" && status != "done") open[order[i]] = false;
       }
       if (interrupted()) break;
-      for (size_t index : order)
-        close_if_done(matrix_.experiments[index], round, open, index, count);
+      std::map<size_t, RepeatedInterval> intervals;  // every timed experiment's, this round
+      for (size_t k = 0; k < n; ++k) {
+        const Experiment& e = matrix_.experiments[k];
+        if (e.kind == "train" || e.kind == "python_ddp") {
+          intervals[k] = interval_of((fs::path(o_.out_dir) / "experiments" / e.dir()).string());
+        }
+      }
+      for (size_t index : order) close_if_done(round, index, intervals, open, count);
     }
     return count;
   }
 
-  // After a round: closes an experiment whose interval is tight (or that times no iterations
-  // and has its least repetitions), writes its interval.json, and says so; at the last round,
-  // says which stay wide.
-  void close_if_done(const Experiment& e, int round, std::vector<bool>& open, size_t index,
-                     std::map<std::string, int>& count) {
-    const bool timed = e.kind == "train" || e.kind == "python_ddp";
-    const fs::path dir = fs::path(o_.out_dir) / "experiments" / e.dir();
-    if (!timed) {
+  // After a round: closes an experiment whose interval is tight, or whose interval overlaps
+  // none of its group's (it ranks apart already), or that times no iterations and has its least
+  // repetitions; writes its interval.json, and says so; at the last round, says which stay wide.
+  void close_if_done(int round, size_t index, const std::map<size_t, RepeatedInterval>& intervals,
+                     std::vector<bool>& open, std::map<std::string, int>& count) {
+    const Experiment& e = matrix_.experiments[index];
+    const auto mine = intervals.find(index);
+    if (mine == intervals.end()) {
       if (round >= least_repeat()) open[index] = false;
       return;
     }
-    const RepeatedInterval r = interval_of(dir.string());
+    const RepeatedInterval& r = mine->second;
+    std::vector<RepeatedInterval> group;
+    for (const auto& [k, other] : intervals) {
+      if (k != index && matrix_.experiments[k].group == e.group) group.push_back(other);
+    }
+    const bool enough = static_cast<int>(r.values_s.size()) >= least_repeat();
+    const bool within = tight(r, o_.within, least_repeat());
+    const bool apart = open[index] && enough && !within && separated(r, group);
+    const fs::path dir = fs::path(o_.out_dir) / "experiments" / e.dir();
     write_file_atomically((dir / "interval.json").string(),
-                          interval_json(r, o_.within, max_repeat()).dump(2) + "\n");
+                          interval_json(r, o_.within, max_repeat(), apart).dump(2) + "\n");
     if (!open[index]) return;  // failed: its repetitions say why
-    if (tight(r, o_.within, least_repeat())) {
+    if (within) {
       open[index] = false;
       ++count["within"];
       fmt::print("  within: {} {}\n", e.name, interval_text(r));
+    } else if (apart) {
+      open[index] = false;
+      ++count["apart"];
+      fmt::print("  apart:  {} {}, overlapping none of its group's\n", e.name, interval_text(r));
     } else if (round >= max_repeat()) {
       open[index] = false;
       ++count["wide"];
