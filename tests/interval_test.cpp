@@ -26,7 +26,7 @@ TEST(Interval, TightOnlyWithEnoughRepetitionsWithinTheTarget) {
   EXPECT_NEAR(r.half_width, 4.303 * 0.01 / std::sqrt(3.0), 1e-3);
   EXPECT_TRUE(tight(r, 0.03, 3));
   EXPECT_FALSE(tight(r, 0.02, 3));
-  EXPECT_FALSE(tight(r, 0.03, 4));  // not yet the least repetitions
+  EXPECT_FALSE(tight(r, 0.03, 4));         // not yet the least repetitions
   EXPECT_FALSE(tight(of({1.0}), 1e9, 1));  // one value: no interval
 }
 

@@ -67,6 +67,11 @@ check "a higher cap resumes: 6 from earlier runs" grep -q "(6 from earlier runs)
 check "a higher cap resumes: one round more" test "$(reps "$work/tight")" -eq 8
 check "a higher cap resumes: 4 repetitions" intervals "$work/tight" repetitions=4
 
+"$dtbench" report "$work/tight" -o "$work/report/group.pdf" >"$work/report.out" 2>&1
+check "the report lists each experiment's interval, the wide ones flagged" \
+  test "$(grep -c '| WIDE |' "$work/report/report.md")" -eq 2 -a \
+       "$(grep -c "2 of 2 stayed wider than the target" "$work/report/report.md")" -eq 1
+
 "$dtbench" run --hosts "$work/hosts" --matrix "$work/matrix.json" --until-within 0 \
   --out "$work/bad" >"$work/bad.out" 2>&1
 check "--until-within 0: a one-line error, exit 2 ($?)" test "$(wc -l <"$work/bad.out")" -eq 1

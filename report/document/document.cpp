@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "common/error.h"
@@ -132,6 +133,39 @@ std::string traces_list(const SystemResults& s) {
          list + "\n";
 }
 
+// With `dtbench run --until-within`: each training experiment's interval.json (beside its
+// repetitions' directories), a row each; "" when no experiment has one.
+std::string intervals_table(const SystemResults& s) {
+  std::set<fs::path> experiments;
+  for (const auto& r : s.runs) experiments.insert(fs::path(r.dir).parent_path());
+  Table t;
+  t.columns = {"experiment", "repetitions", "mean_s", "half_width %", "target %", "closed"};
+  int wide = 0;
+  for (const auto& dir : experiments) {
+    std::ifstream in(dir / "interval.json");
+    if (!in) continue;
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;
+    const bool reached = j.value("reached", false), apart = j.value("apart", false);
+    wide += reached || apart ? 0 : 1;
+    const nlohmann::json& half = j["half_width"];
+    t.rows.push_back(
+        {dir.filename().string(), j.value("repetitions", 0), j.value("mean_s", 0.0),
+         half.is_number() ? nlohmann::json(100 * half.get<double>()) : nlohmann::json("inf"),
+         100 * j.value("within", 0.0),
+         reached ? "within"
+         : apart ? "apart"
+                 : "WIDE"});
+  }
+  if (t.empty()) return "";
+  return fmt::format(
+      "Repeated until the answer held (`--until-within`): each experiment's 95% interval of its "
+      "mean iteration time over its repetitions, against the target; {} of {} stayed wider than "
+      "the target at the cap (WIDE: read them with their interval), the others closed within it "
+      "or apart from every other of their group.\n\n{}\n",
+      wide, t.rows.size(), t.markdown(1000));
+}
+
 std::string conditions_section(const std::vector<SystemResults>& systems) {
   std::string text;
   for (size_t k = 0; k < systems.size(); ++k) {
@@ -159,6 +193,7 @@ std::string conditions_section(const std::vector<SystemResults>& systems) {
         noisy, list.size(), retried,
         unknown > 0 ? fmt::format(" {} have no record of it (older results).", unknown) : "",
         t.markdown(1000));
+    text += intervals_table(systems[k]);
     text += traces_list(systems[k]);
   }
   return text;
