@@ -287,44 +287,23 @@ std::vector<Finding> examine_compute(const HostsFile& hosts, const std::vector<s
                                      const std::string& scratch) {
   std::vector<std::string> launchers = {settings.launcher};
   if (settings.launcher == "srun") launchers.push_back("mpirun");
-  using Runs = std::vector<std::pair<std::string, std::vector<ComputeSample>>>;
-  std::string failure;
-  auto measure = [&](int pass, Runs& runs) {
-    for (const auto& launcher : launchers) {
-      CommandSettings s = settings;
-      s.launcher = launcher;
-      const std::string dir = fmt::format("{}/compute-{}-{}", scratch, launcher, pass);
-      fs::create_directories(dir);
-      const ProbeRun run =
-          run_probe(hosts, static_cast<int>(hosts.hosts.size()), s, options, {"--compute"}, dir);
-      if (!run.ok) {
-        failure = fmt::format("compute: the probe under {} failed ({})", launcher, run.why);
-        return false;
-      }
-      std::vector<ComputeSample> samples;
-      const nlohmann::json answer = nlohmann::json::parse(run.answer);
-      for (const auto& c : answer["compute"]) {
-        samples.push_back({ThreadShare::from_json(c["threads"]), c["compute_s"].get<double>()});
-      }
-      runs.emplace_back(launcher, std::move(samples));
+  std::vector<std::pair<std::string, std::vector<ComputeSample>>> runs;
+  for (const auto& launcher : launchers) {
+    CommandSettings s = settings;
+    s.launcher = launcher;
+    const std::string dir = scratch + "/compute-" + launcher;
+    fs::create_directories(dir);
+    const ProbeRun run =
+        run_probe(hosts, static_cast<int>(hosts.hosts.size()), s, options, {"--compute"}, dir);
+    if (!run.ok) {
+      return {{"FAIL", fmt::format("compute: the probe under {} failed ({})", launcher, run.why)}};
     }
-    return true;
-  };
-  Runs runs;
-  if (!measure(1, runs)) return {{"FAIL", failure}};
-  std::vector<Finding> found = judge_compute(names, runs);
-  const bool failed =
-      std::any_of(found.begin(), found.end(), [](const Finding& f) { return f.verdict == "FAIL"; });
-  if (!failed || launchers.size() < 2) return found;
-  // Apart once: measured again, each host's faster reading under each launcher counts (other
-  // load only slows a reading down; a launcher's wrong threads or cpuset slow both).
-  Runs again;
-  if (!measure(2, again)) return {{"FAIL", failure}};
-  for (size_t l = 0; l < runs.size() && l < again.size(); ++l) {
-    auto& samples = runs[l].second;
-    for (size_t i = 0; i < samples.size() && i < again[l].second.size(); ++i) {
-      samples[i].seconds = std::min(samples[i].seconds, again[l].second[i].seconds);
+    std::vector<ComputeSample> samples;
+    const nlohmann::json answer = nlohmann::json::parse(run.answer);
+    for (const auto& c : answer["compute"]) {
+      samples.push_back({ThreadShare::from_json(c["threads"]), c["compute_s"].get<double>()});
     }
+    runs.emplace_back(launcher, std::move(samples));
   }
   return judge_compute(names, runs);
 }
