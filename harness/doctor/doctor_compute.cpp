@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "doctor/doctor.h"
 #include "stats/stats.h"
@@ -62,10 +63,18 @@ std::vector<Finding> judge_compute(
   const auto& [used, first] = runs.front();
   for (size_t r = 1; r < runs.size(); ++r) {
     const auto& [other, second] = runs[r];
+    std::vector<double> others;
+    for (const auto& s : second) others.push_back(s.seconds);
+    const double typical = percentile(others, 50);
     for (size_t i = 0; i < first.size() && i < second.size(); ++i) {
       const ComputeSample& a = first[i];
       const ComputeSample& b = second[i];
-      if (a.seconds <= kLaunchersApart * b.seconds) continue;
+      // Slower than this host under the other launcher and than that launcher's typical host: a
+      // host that ran alone under the other launcher (its peers not yet computing beside it) is
+      // fast there, not slow here.
+      if (a.seconds <= kLaunchersApart * b.seconds || a.seconds <= kLaunchersApart * typical) {
+        continue;
+      }
       const std::string cause =
           a.threads.threads != b.threads.threads
               ? fmt::format("{}'s ranks take {} threads, {}'s {} ({})", used, a.threads.threads,
