@@ -7,18 +7,11 @@
 #include <cmath>
 #include <vector>
 
-#include "stats/stats.h"
-
 namespace dtbench {
 namespace {
 
 RepeatedInterval of(std::vector<double> values) {
-  RepeatedInterval r;
-  r.values_s = std::move(values);
-  const Summary s = summarize(r.values_s);
-  r.mean_s = s.mean, r.low_s = s.ci95_low, r.high_s = s.ci95_high;
-  r.half_width = r.values_s.size() >= 2 ? (s.ci95_high - s.ci95_low) / 2 / s.mean : INFINITY;
-  return r;
+  return interval_of_values(std::move(values));
 }
 
 TEST(Interval, TightOnlyWithEnoughRepetitionsWithinTheTarget) {

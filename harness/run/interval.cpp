@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <utility>
 
 #include "stats/stats.h"
 
@@ -39,6 +40,14 @@ RepeatedInterval interval_of(const std::string& experiment_dir) {
     const auto mean = result.value("/summary/iteration_s/mean"_json_pointer, std::nan(""));
     if (std::isfinite(mean)) r.values_s.push_back(mean);
   }
+  RepeatedInterval out = interval_of_values(std::move(r.values_s));
+  out.seconds = r.seconds, out.failed = r.failed;
+  return out;
+}
+
+RepeatedInterval interval_of_values(std::vector<double> values_s) {
+  RepeatedInterval r;
+  r.values_s = std::move(values_s);
   const Summary s = summarize(r.values_s);
   r.mean_s = s.mean, r.low_s = s.ci95_low, r.high_s = s.ci95_high;
   r.half_width = r.values_s.size() >= 2 && s.mean > 0 ? (s.ci95_high - s.ci95_low) / 2 / s.mean

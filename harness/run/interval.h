@@ -20,6 +20,9 @@ struct RepeatedInterval {
   int failed = 0;         // repetitions that failed or timed out
 };
 
+// The interval of these repetitions' values (their mean iteration times).
+RepeatedInterval interval_of_values(std::vector<double> values_s);
+
 // The interval of an experiment's repetitions, from its directory's rep-<k>/ (result.json and
 // status.json; a repetition without a result counts as failed when its status says so).
 RepeatedInterval interval_of(const std::string& experiment_dir);
