@@ -20,7 +20,8 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 SOURCES = $(shell git ls-files '*.cpp' '*.h')
 
 HOSTS     ?= hosts/local
-MATRIX    ?= quick
+MATRIX    ?= study
+BUDGET    ?=
 REPEAT    ?=
 WITHIN    ?=
 RESULTS   ?= results/$(MATRIX)-$(notdir $(HOSTS))-$(shell hostname)
@@ -43,6 +44,7 @@ help:
 	@echo "make bench         run MATRIX (now: $(MATRIX)) over HOSTS (now: $(HOSTS)) into RESULTS;"
 	@echo "                   REPEAT=R: R repetitions in rounds; rerun to resume;"
 	@echo "                   WITHIN=PCT: repeat until each 95% interval is within +-PCT%;"
+	@echo "                   BUDGET=MIN: the study's time in all (MATRIX=study, 20 by default);"
 	@echo "                   BENCH_ARGS=--retry-failed, --dry-run, noise guard options"
 	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose;"
 	@echo "                   REPORT_ARGS=--each-directory: each directory a system of its own)"
@@ -87,7 +89,8 @@ train: build
 
 bench: build
 	$(BUILD_DIR)/dtbench run --hosts $(HOSTS) --matrix $(MATRIX) --data-dir $(DATA_DIR) \
-	  --out $(RESULTS) $(if $(REPEAT),--repeat $(REPEAT)) $(if $(WITHIN),--until-within $(WITHIN)) $(BENCH_ARGS)
+	  --out $(RESULTS) $(if $(REPEAT),--repeat $(REPEAT)) $(if $(WITHIN),--until-within $(WITHIN)) \
+	  $(if $(BUDGET),--budget $(BUDGET)) $(BENCH_ARGS)
 
 # No results: said before anything is built.
 report:

@@ -23,6 +23,7 @@
 #include "common/files.h"
 #include "common/main_guard.h"
 #include "report/document/document.h"
+#include "report/predict/candidates.h"
 #include "report/predict/predict.h"
 #include "report/predict/what_if_command.h"
 #include "run/runner.h"
@@ -42,7 +43,7 @@ void add_run(CLI::App& app, RunOptions& o) {
   auto* run = app.add_subcommand("run", "Run an experiment matrix over a hosts file (resumable)");
   run->add_option("--hosts", o.hosts_path, "Hosts file (OpenMPI hostfile syntax), e.g. hosts/local")
       ->required();
-  run->add_option("--matrix", o.matrix, "smoke | quick | standard | full, or a .json path")
+  run->add_option("--matrix", o.matrix, "study | smoke | quick | standard | full, or a .json path")
       ->capture_default_str();
   run->add_option("--out", o.out_dir,
                   "Results directory (default: results/<matrix>-<hosts>-<hostname>)");
@@ -62,6 +63,12 @@ void add_run(CLI::App& app, RunOptions& o) {
   run->add_option("--max-repeat", o.max_repeat, "With --until-within: the most repetitions")
       ->capture_default_str()
       ->check(positive());
+  run->add_option_function<double>(
+         "--budget", [&o](double minutes) { o.budget_s = 60 * minutes; },
+         "A study's time in all, minutes (default: the matrix's own, the study's 20): phases in "
+         "turn, no repetition started that would end past it; a rerun resumes within it")
+      ->type_name("MIN")
+      ->check(CLI::PositiveNumber);
   run->add_option("--max-foreign-load", o.noise.max_foreign_load,
                   "An attempt is noisy when other processes used more than this share of the "
                   "machine's CPU")
@@ -153,6 +160,26 @@ void add_what_if(CLI::App& app, WhatIfOptions& w) {
   what_if->add_option("--scale-from", w.scale_from, "The measured model --compute-scale scales")
       ->capture_default_str();
   what_if->add_option("-o,--output", w.output, "Draw the figure into this PDF");
+}
+
+// The study's verify phase: its cells predicted from the results so far, the best first.
+std::vector<VerifyChoice> order_by_prediction(const std::string& out_dir,
+                                              const std::vector<Experiment>& cells) {
+  std::vector<TrainConfig> configs;
+  configs.reserve(cells.size());
+  for (const Experiment& e : cells) {
+    configs.push_back(train_config_of(e));
+    if (e.kind == "python_ddp") configs.back().sync = "python_ddp";  // its own, not modelled
+  }
+  std::vector<VerifyChoice> order;
+  try {
+    const Results results = load_results({out_dir});
+    for (const CandidateCell& c : order_candidates(results.systems.at(0), configs))
+      order.push_back({c.index, c.predicted_s, c.basis});
+  } catch (const UserError& e) {
+    fmt::print("dtbench run: the verify phase in the matrix's order: {}\n", e.what());
+  }
+  return order;
 }
 
 // Each directory on its own: its network and compute are the model's inputs.
@@ -341,7 +368,10 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw UserError(first_line(e.what()));
     }
-    if (app.got_subcommand("run")) return run_matrix(run);
+    if (app.got_subcommand("run")) {
+      run.order_verify = order_by_prediction;
+      return run_matrix(run);
+    }
     if (app.got_subcommand("methods")) {
       fmt::print("{}", methods_table());
       return 0;

@@ -301,7 +301,7 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
               HasSubstr("unknown matrix 'huge' (known: bucket-best, bucket-plans, compression, "
                         "compression-epochs, diagnosis, full, "
                         "hierarchical, model, "
-                        "overlap, quick, smoke, standard)"));
+                        "overlap, quick, smoke, standard, study)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
               HasSubstr("entry 1: unknown key 'colour' for kind train"));
@@ -333,6 +333,40 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "bottleneck_host": 3}]})"),
               HasSubstr("bottleneck_host and bottleneck_rate go together"));
   EXPECT_THAT(error_of(R"({"entries": []})"), HasSubstr("has no experiments"));
+  EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "phase": "later"}]})"),
+              HasSubstr("unknown phase 'later' (known: calibrate, measure, accuracy, verify)"));
+  EXPECT_THAT(
+      error_of(R"({"entries": [{"group": "g", "kind": "collectives", "phase": "verify"}]})"),
+      HasSubstr("a verify cell is a training run the model can predict"));
+  EXPECT_THAT(error_of(R"({"budget_s": 0, "entries": [{"group": "g"}]})"),
+              HasSubstr("\"budget_s\" must be a number > 0"));
+  EXPECT_THAT(error_of(R"({"until_within": "tight", "entries": [{"group": "g"}]})"),
+              HasSubstr("\"until_within\" must be a number > 0"));
+}
+
+// A study is a matrix with a budget: its phases, its target interval and its time; a default
+// trace is for its training runs only.
+TEST(Matrix, AStudyNamesItsPhasesBudgetAndTarget) {
+  TempDir dir;
+  std::string path = write(dir, "study.json", R"({"until_within": 3, "budget_s": 600,
+    "defaults": {"trace": true, "model": "lenet5"},
+    "entries": [{"group": "c", "kind": "collectives", "phase": "calibrate"},
+                {"group": "g", "sync": "allreduce"},
+                {"group": "g", "sync": "bucketed", "phase": "verify"}]})");
+  Matrix m = load_matrix(path, dir.path());
+  EXPECT_DOUBLE_EQ(m.within, 0.03);
+  EXPECT_DOUBLE_EQ(m.budget_s, 600);
+  ASSERT_EQ(m.experiments.size(), 3u);
+  EXPECT_EQ(m.experiments[0].phase, "calibrate");
+  EXPECT_FALSE(m.experiments[0].trace);
+  EXPECT_EQ(m.experiments[1].phase, "measure");
+  EXPECT_TRUE(m.experiments[1].trace);
+  EXPECT_EQ(m.experiments[2].phase, "verify");
+  EXPECT_EQ(m.experiments[2].to_json()["phase"], "verify");
+  EXPECT_EQ(train_config_of(m.experiments[2]).sync, "bucketed");
+  const Matrix study = load_matrix("study", kMatrices);
+  EXPECT_GT(study.budget_s, 0);
+  EXPECT_GT(study.within, 0);
 }
 
 // A training experiment takes dtbench-train's options, read from the trainer: a new trainer

@@ -32,6 +32,7 @@ const std::set<std::string> kPythonDdpKeys = {"model", "global_batch", "max_iter
                                               "seed",  "bucket_mb",    "malloc"};
 const std::set<std::string> kCollectivesKeys = {"backend", "filter", "repetitions"};
 const std::vector<std::string> kKinds = {"train", "collectives", "python_ddp"};
+const std::vector<std::string> kPhases = {"calibrate", "measure", "accuracy", "verify"};
 
 const std::set<std::string>& train_keys() {
   static const std::set<std::string> keys = [] {
@@ -53,9 +54,9 @@ const std::set<std::string>& binary_keys(const std::string& kind) {
 }
 
 const std::set<std::string> kHarnessKeys = {
-    "group",           "kind",    "ranks",         "time_limit_s",
-    "estimate_s",      "exclude", "link_rate",     "bottleneck_host",
-    "bottleneck_rate", "trace",   "ranks_per_host"};
+    "group",           "kind",    "ranks",          "time_limit_s",
+    "estimate_s",      "exclude", "link_rate",      "bottleneck_host",
+    "bottleneck_rate", "trace",   "ranks_per_host", "phase"};
 
 std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -122,6 +123,12 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
             where + ": \"trace\" is true or false, for a training experiment");
     e.trace = entry["trace"].get<bool>();
   }
+  e.phase = entry.value("phase", "measure");
+  require(
+      std::find(kPhases.begin(), kPhases.end(), e.phase) != kPhases.end(),
+      fmt::format("{}: unknown phase '{}' (known: {})", where, e.phase, fmt::join(kPhases, ", ")));
+  require(e.phase != "verify" || e.kind != "collectives",
+          where + ": a verify cell is a training run the model can predict");
   require((e.network.bottleneck_host >= 0) == !e.network.bottleneck_rate.empty(),
           where + ": bottleneck_host and bottleneck_rate go together");
   const auto& keys = binary_keys(e.kind);
@@ -137,6 +144,21 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
   return e;
 }
 
+}  // namespace
+
+TrainConfig train_config_of(const Experiment& e) {
+  std::vector<std::string> args = option_args(e.params);
+  args.insert(args.begin(), "dtbench-train");
+  std::vector<const char*> argv;
+  argv.reserve(args.size());
+  for (const auto& a : args) argv.push_back(a.c_str());
+  TrainConfig c = parse_train_cli(static_cast<int>(argv.size()), argv.data()).value();
+  c.world_size = e.ranks;
+  return c;
+}
+
+namespace {
+
 // The values a binary would reject, caught before anything runs. A training or python_ddp
 // experiment's options go through dtbench-train's own parser; what depends on the ranks is
 // checked here.
@@ -151,12 +173,7 @@ void check_values(const Experiment& e, const std::string& where) {
               "repetitions must be a whole number >= 1");
       return;
     }
-    std::vector<std::string> args = option_args(p);
-    args.insert(args.begin(), "dtbench-train");
-    std::vector<const char*> argv;
-    argv.reserve(args.size());
-    for (const auto& a : args) argv.push_back(a.c_str());
-    const TrainConfig c = parse_train_cli(static_cast<int>(argv.size()), argv.data()).value();
+    const TrainConfig c = train_config_of(e);
     require(c.global_batch % e.ranks == 0,
             fmt::format("global batch {} does not divide by {} ranks", c.global_batch, e.ranks));
     require(c.slow_rank < e.ranks, "slow_rank is not one of the ranks");
@@ -218,27 +235,32 @@ void expand_entry(const ojson& entry, const std::string& where, std::vector<ojso
 
 // The entries of a matrix document after "extends" (at most a few levels), with defaults.
 void collect_entries(const std::string& path, const std::string& dir, int depth,
-                     std::vector<std::pair<ojson, std::string>>* entries, int* repeat,
-                     std::string* description) {
+                     std::vector<std::pair<ojson, std::string>>* entries, Matrix* m) {
   require(depth < 5, fmt::format("matrix {}: \"extends\" goes too deep", path));
   ojson doc = read_json(path);
   require(doc.is_object() && (doc.contains("entries") || doc.contains("extends")),
           fmt::format("matrix {}: needs \"entries\" (or \"extends\")", path));
   for (const auto& [key, value] : doc.items()) {
-    static const std::set<std::string> known = {"description", "extends", "repeat", "defaults",
-                                                "entries"};
+    static const std::set<std::string> known = {
+        "description", "extends", "repeat", "defaults", "entries", "until_within", "budget_s"};
     require(known.count(key) != 0, fmt::format("matrix {}: unknown key '{}'", path, key));
   }
   if (doc.contains("extends")) {
     collect_entries(resolve_path(doc["extends"].get<std::string>(), dir), dir, depth + 1, entries,
-                    repeat, description);
+                    m);
   }
   if (doc.contains("repeat")) {
     require(doc["repeat"].is_number_integer() && doc["repeat"].get<int>() >= 1,
             fmt::format("matrix {}: \"repeat\" must be a whole number >= 1", path));
-    *repeat = doc["repeat"];
+    m->repeat = doc["repeat"];
   }
-  if (doc.contains("description")) *description = doc["description"];
+  for (const char* key : {"until_within", "budget_s"}) {
+    require(!doc.contains(key) || (doc[key].is_number() && doc[key].get<double>() > 0),
+            fmt::format("matrix {}: \"{}\" must be a number > 0", path, key));
+  }
+  if (doc.contains("until_within")) m->within = doc["until_within"].get<double>() / 100;
+  if (doc.contains("budget_s")) m->budget_s = doc["budget_s"];
+  if (doc.contains("description")) m->description = doc["description"];
   ojson defaults = doc.value("defaults", ojson::object());
   ojson list = doc.value("entries", ojson::array());
   require(defaults.is_object() && list.is_array(),
@@ -251,7 +273,9 @@ void collect_entries(const std::string& path, const std::string& dir, int depth,
     const auto& own = binary_keys(kind);
     ojson merged = ojson::object();
     for (const auto& [key, value] : defaults.items()) {
-      bool applies = kHarnessKeys.count(key) != 0 || own.count(key) != 0;
+      // A default trace is for the training runs only (the others write none).
+      bool applies = (kHarnessKeys.count(key) != 0 && (key != "trace" || kind == "train")) ||
+                     own.count(key) != 0;
       if (applies) merged[key] = value;
     }
     for (const auto& [key, value] : list[i].items()) merged[key] = value;
@@ -300,6 +324,7 @@ nlohmann::json Experiment::to_json() const {
   }
   if (trace) j["trace"] = true;
   if (ranks_per_host > 0) j["ranks_per_host"] = ranks_per_host;
+  if (phase != "measure") j["phase"] = phase;
   return j;
 }
 
@@ -314,7 +339,7 @@ Matrix load_matrix(const std::string& name_or_path, const std::string& matrices_
   m.path = resolve_path(name_or_path, matrices_dir);
   m.name = fs::path(m.path).stem().string();
   std::vector<std::pair<ojson, std::string>> entries;
-  collect_entries(m.path, matrices_dir, 0, &entries, &m.repeat, &m.description);
+  collect_entries(m.path, matrices_dir, 0, &entries, &m);
   std::set<std::string> names;
   for (const auto& [entry, where] : entries) {
     std::vector<ojson> combos;

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <ctime>
 #include <deque>
 #include <filesystem>
@@ -39,6 +42,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A study's phases, in the order they run (matrix.h's "phase").
+const std::vector<std::string> kPhaseOrder = {"calibrate", "measure", "accuracy", "verify"};
+
 std::string now_utc() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
@@ -55,11 +61,39 @@ std::string tail_of(const std::string& path, size_t lines) {
   return text;
 }
 
-nlohmann::json read_status(const fs::path& path) {
+// A JSON object the harness wrote (null when absent or unreadable).
+nlohmann::json read_object(const fs::path& path) {
   std::ifstream in(path);
   if (!in) return nullptr;
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() ? j : nlohmann::json(nullptr);
+}
+
+nlohmann::json read_status(const fs::path& path) {
+  nlohmann::json j = read_object(path);
   return j.is_object() && j.contains("status") ? j : nlohmann::json(nullptr);
+}
+
+// The repetitions every measured experiment gets at least under --until-within: --repeat, else
+// the matrix's own "repeat" above 1, else 3 (never fewer than 2: an interval needs two).
+int least_repeat_of(const RunOptions& o, const Matrix& m) {
+  return std::max(2, o.repeat > 0 ? o.repeat : m.repeat > 1 ? m.repeat : 3);
+}
+
+// The seconds every attempt recorded under out_dir took: what earlier runs spent on it.
+double spent_before(const std::string& out_dir) {
+  double seconds = 0;
+  const fs::path root = fs::path(out_dir) / "experiments";
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root, ec)) {
+    if (entry.path().filename() != "status.json") continue;
+    const nlohmann::json status = read_status(entry.path());
+    if (!status.is_object()) continue;
+    for (const auto& a : status.value("attempts", nlohmann::json::array()))
+      seconds += a.value("elapsed_s", 0.0);
+  }
+  return seconds;
 }
 
 // The datasets the matrix's training experiments read must be in data_dir before anything runs.
@@ -182,6 +216,8 @@ class Runner {
   Runner(const RunOptions& o, Matrix m, HostsFile h)
       : o_(o), matrix_(std::move(m)), hosts_(std::move(h)), settings_(command_settings(o)) {
     repeat_ = o_.repeat > 0 ? o_.repeat : matrix_.repeat;
+    if (o_.within <= 0 && o_.repeat == 0) o_.within = matrix_.within;  // --repeat: a fixed count
+    if (o_.budget_s <= 0) o_.budget_s = matrix_.budget_s;
   }
 
   int run() {
@@ -194,7 +230,40 @@ class Runner {
     write_run_json();
     write_file_atomically(o_.out_dir + "/system.json",
                           describe_run_system(hosts_, o_.data_dir, status).dump(2) + "\n");
-    std::map<std::string, int> count = o_.within > 0 ? rounds_until_tight() : fixed_rounds();
+    earlier_s_ = spent_before(o_.out_dir);
+    began_ = std::chrono::steady_clock::now();
+    if (o_.budget_s > 0) {
+      fmt::print("dtbench run: a study within {} ({} spent on it before): {}\n",
+                 format_duration(o_.budget_s), format_duration(earlier_s_),
+                 fmt::join(phases_present(), ", then "));
+    }
+    std::map<std::string, int> count;
+    for (const std::string& phase : kPhaseOrder) {
+      std::vector<size_t> which = in_phase(phase);
+      if (which.empty() || interrupted()) continue;
+      limit_s_ = o_.budget_s;
+      if (phase == "measure") {
+        // Its least repetitions fit (check_budget); rounds past them leave the phases after it
+        // their time.
+        double least = 0;
+        for (size_t k : which) least += estimate_of(matrix_.experiments[k]) * least_repeat();
+        limit_s_ = std::max(o_.budget_s - reserve_after_measure_s(),
+                            std::min(spent_s() + least, o_.budget_s - accuracy_s()));
+      }
+      if (o_.budget_s > 0) {
+        fmt::print("dtbench run: {} ({} spent of {})\n", phase, format_duration(spent_s()),
+                   format_duration(o_.budget_s));
+      }
+      if (phase == "verify") {
+        verify(which, count);
+      } else if (phase == "calibrate" || phase == "accuracy") {
+        fixed_rounds(which, 1, count);
+      } else if (o_.within > 0) {
+        rounds_until_tight(which, count);
+      } else {
+        fixed_rounds(which, repeat_, count);
+      }
+    }
     if (interrupted()) {
       fmt::print("dtbench run: interrupted; finished results are kept, rerun to resume\n");
       return 130;
@@ -219,55 +288,193 @@ class Runner {
           count["within"], count["within"] == 1 ? "" : "s", 100 * o_.within, count["apart"],
           count["wide"], max_repeat());
     }
+    if (o_.budget_s > 0) {
+      fmt::print(
+          "dtbench run: {} spent of the budget of {}; {} repetition{} not run within it (a "
+          "larger --budget runs them, resuming here)\n",
+          format_duration(spent_s()), format_duration(o_.budget_s), count["over budget"],
+          count["over budget"] == 1 ? "" : "s");
+    }
     return failed == 0 ? 0 : 1;
   }
 
  private:
-  // Every experiment `repeat_` times, in rounds.
-  std::map<std::string, int> fixed_rounds() {
-    auto plan = round_schedule(matrix_.experiments.size(), repeat_);
+  std::vector<size_t> in_phase(const std::string& phase) const {
+    std::vector<size_t> which;
+    for (size_t k = 0; k < matrix_.experiments.size(); ++k) {
+      if (matrix_.experiments[k].phase == phase) which.push_back(k);
+    }
+    return which;
+  }
+
+  std::vector<std::string> phases_present() const {
+    std::vector<std::string> names;
+    for (const std::string& phase : kPhaseOrder) {
+      if (!in_phase(phase).empty()) names.push_back(phase);
+    }
+    return names;
+  }
+
+  double spent_s() const {
+    return earlier_s_ +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
+  }
+
+  // What an experiment's next repetition should take: its finished repetitions' mean, else the
+  // matrix's estimate.
+  double estimate_of(const Experiment& e) const {
+    double sum = 0;
+    int n = 0;
+    const fs::path dir = fs::path(o_.out_dir) / "experiments" / e.dir();
+    for (int rep = 1; rep <= std::max(repeat_, max_repeat()); ++rep) {
+      const nlohmann::json status = read_status(dir / fmt::format("rep-{}", rep) / "status.json");
+      if (!status.is_null() && status.value("status", "") == "ok") {
+        sum += status.value("elapsed_s", 0.0);
+        ++n;
+      }
+    }
+    return n > 0 ? sum / n : e.estimate_s;
+  }
+
+  // What the measure phase leaves for the phases after it: one repetition of each accuracy
+  // experiment and least_repeat() of the first kVerifyBatch cells to verify.
+  double accuracy_s() const {
+    double seconds = 0;
+    for (size_t k : in_phase("accuracy")) seconds += estimate_of(matrix_.experiments[k]);
+    return seconds;
+  }
+
+  double reserve_after_measure_s() const {
+    double reserve = accuracy_s();
+    const std::vector<size_t> cells = in_phase("verify");
+    double cell_s = 0;
+    for (size_t k : cells) cell_s += estimate_of(matrix_.experiments[k]) / cells.size();
+    return reserve + cell_s * least_repeat() * std::min(cells.size(), kVerifyBatch);
+  }
+
+  // Under a budget: whether e's next repetition would end past the phase's limit.
+  bool over_budget(const Experiment& e) const {
+    return o_.budget_s > 0 && spent_s() + estimate_of(e) > limit_s_;
+  }
+
+  // Every experiment of `which` `rounds` times, in rounds.
+  void fixed_rounds(const std::vector<size_t>& which, int rounds,
+                    std::map<std::string, int>& count) {
+    auto plan = round_schedule(which.size(), rounds);
     std::vector<double> estimates;
     estimates.reserve(plan.size());
     for (const auto& [index, rep] : plan)
-      estimates.push_back(matrix_.experiments[index].estimate_s);
+      estimates.push_back(matrix_.experiments[which[index]].estimate_s);
     Progress progress(estimates, stdout);
+    double estimate = 0;
+    for (double e : estimates) estimate += e;
     fmt::print("dtbench run: matrix {} ({} experiments{}, estimated {}), hosts {}, results in {}\n",
-               matrix_.name, matrix_.experiments.size(),
-               repeat_ > 1 ? fmt::format(" x {} repetitions in rounds", repeat_) : "",
-               format_duration(matrix_.estimate_s() * repeat_), hosts_.path, o_.out_dir);
-    std::map<std::string, int> count;
+               matrix_.name, which.size(),
+               rounds > 1 ? fmt::format(" x {} repetitions in rounds", rounds) : "",
+               format_duration(estimate), hosts_.path, o_.out_dir);
     for (size_t i = 0; i < plan.size() && !interrupted(); ++i) {
       const auto& [index, rep] = plan[i];
-      const Experiment& e = matrix_.experiments[index];
-      progress.start(i, repeat_ > 1 ? fmt::format("{} (rep {})", e.name, rep) : e.name);
+      const Experiment& e = matrix_.experiments[which[index]];
+      progress.start(i, rounds > 1 ? fmt::format("{} (rep {})", e.name, rep) : e.name);
       ++count[run_one(e, rep, progress)];
     }
-    return count;
   }
 
-  int least_repeat() const { return std::max(2, o_.repeat > 0 ? o_.repeat : 3); }
+  int least_repeat() const { return least_repeat_of(o_, matrix_); }
   int max_repeat() const { return std::max(least_repeat(), o_.max_repeat); }
 
-  // Rounds of the experiments still open, each closed once its interval is within o_.within of
-  // its mean (after least_repeat() repetitions), after a failure, or at max_repeat() (kept and
-  // said). Experiments that time no iterations (collective sweeps) run least_repeat() times.
-  std::map<std::string, int> rounds_until_tight() {
-    const size_t n = matrix_.experiments.size();
+  // The verify phase: the cells in the order o_.order_verify gives (the predicted best first),
+  // kVerifyBatch at a time, each batch in rounds until tight (or fixed rounds), while the
+  // budget lasts; the order and the predictions in OUT/verify.json.
+  void verify(const std::vector<size_t>& which, std::map<std::string, int>& count) {
+    std::vector<Experiment> cells;
+    cells.reserve(which.size());
+    for (size_t k : which) cells.push_back(matrix_.experiments[k]);
+    std::vector<VerifyChoice> order = earlier_verify_order(cells);
+    if (order.empty() && o_.order_verify) order = o_.order_verify(o_.out_dir, cells);
+    if (order.empty()) {
+      for (size_t i = 0; i < cells.size(); ++i) order.push_back({i, std::nan(""), "no model"});
+    }
+    nlohmann::json list = nlohmann::json::array();
+    std::vector<size_t> ordered;
+    for (const VerifyChoice& c : order) {
+      ordered.push_back(which.at(c.index));
+      list.push_back({{"experiment", cells.at(c.index).name},
+                      {"dir", "experiments/" + cells.at(c.index).dir()},
+                      {"predicted_s", std::isnan(c.predicted_s) ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(c.predicted_s)},
+                      {"basis", c.basis}});
+      fmt::print("  verify {}: {} {}\n", list.size(), cells.at(c.index).name,
+                 std::isnan(c.predicted_s) ? "(not predicted: " + c.basis + ")"
+                                           : fmt::format("(predicted {:.4f} s)", c.predicted_s));
+    }
+    write_file_atomically(
+        o_.out_dir + "/verify.json",
+        nlohmann::json({{"schema", "dtbench.verify/1"}, {"cells", list}}).dump(2) + "\n");
+    for (size_t first = 0; first < ordered.size() && !interrupted(); first += kVerifyBatch) {
+      if (std::all_of(ordered.begin() + static_cast<std::ptrdiff_t>(first), ordered.end(),
+                      [&](size_t k) { return over_budget(matrix_.experiments[k]); })) {
+        count["over budget"] += static_cast<int>(ordered.size() - first);
+        fmt::print(
+            "dtbench run: {} cells not measured within the budget (verify.json keeps "
+            "their predictions)\n",
+            ordered.size() - first);
+        break;
+      }
+      const std::vector<size_t> batch(ordered.begin() + static_cast<std::ptrdiff_t>(first),
+                                      ordered.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                            ordered.size(), first + kVerifyBatch)));
+      if (o_.within > 0) {
+        rounds_until_tight(batch, count);
+      } else {
+        fixed_rounds(batch, repeat_, count);
+      }
+    }
+  }
+
+  // The order an earlier run of this study chose for the same cells (verify.json): a rerun
+  // resumes it rather than choose again from what the verified cells have added since. Empty
+  // when there is none, or its cells are others.
+  std::vector<VerifyChoice> earlier_verify_order(const std::vector<Experiment>& cells) const {
+    const nlohmann::json earlier = read_object(fs::path(o_.out_dir) / "verify.json");
+    std::vector<VerifyChoice> order;
+    if (!earlier.is_object() || !earlier.contains("cells")) return order;
+    for (const auto& c : earlier["cells"]) {
+      const std::string name = c.value("experiment", "");
+      auto it = std::find_if(cells.begin(), cells.end(),
+                             [&](const Experiment& e) { return e.name == name; });
+      if (it == cells.end()) return {};
+      const nlohmann::json& predicted = c["predicted_s"];
+      order.push_back({static_cast<size_t>(it - cells.begin()),
+                       predicted.is_number() ? predicted.get<double>() : std::nan(""),
+                       c.value("basis", "")});
+    }
+    if (order.size() != cells.size()) return {};
+    return order;
+  }
+
+  // Rounds of the experiments of `which` still open, each closed once its interval is within
+  // o_.within of its mean (after least_repeat() repetitions), after a failure or the budget, or
+  // at max_repeat() (kept and said). Experiments that time no iterations (collective sweeps)
+  // run least_repeat() times.
+  void rounds_until_tight(const std::vector<size_t>& which, std::map<std::string, int>& count) {
+    const size_t n = which.size();
     const int least = least_repeat(), most = max_repeat();
+    double estimate = 0;
+    for (size_t k : which) estimate += matrix_.experiments[k].estimate_s;
     fmt::print(
         "dtbench run: matrix {} ({} experiments, each repeated in rounds until the 95% interval "
         "of its mean iteration time is within +-{:g}%: {} to {} repetitions, estimated {} to "
         "{}), hosts {}, results in {}\n",
-        matrix_.name, n, 100 * o_.within, least, most,
-        format_duration(matrix_.estimate_s() * least), format_duration(matrix_.estimate_s() * most),
-        hosts_.path, o_.out_dir);
-    std::vector<bool> open(n, true);
-    std::map<std::string, int> count;
+        matrix_.name, n, 100 * o_.within, least, most, format_duration(estimate * least),
+        format_duration(estimate * most), hosts_.path, o_.out_dir);
+    std::vector<bool> open(matrix_.experiments.size(), false);
+    for (size_t k : which) open[k] = true;
     const size_t shift = n == 0 ? 0 : (n + static_cast<size_t>(least) - 1) / least;
     for (int round = 1; round <= most && !interrupted(); ++round) {
       std::vector<size_t> order;
       for (size_t k = 0; k < n; ++k) {
-        const size_t index = (k + static_cast<size_t>(round - 1) * shift) % n;
+        const size_t index = which[(k + static_cast<size_t>(round - 1) * shift) % n];
         if (open[index]) order.push_back(index);
       }
       if (order.empty()) break;
@@ -285,7 +492,7 @@ class Runner {
       }
       if (interrupted()) break;
       std::map<size_t, RepeatedInterval> intervals;  // every timed experiment's, this round
-      for (size_t k = 0; k < n; ++k) {
+      for (size_t k = 0; k < matrix_.experiments.size(); ++k) {
         const Experiment& e = matrix_.experiments[k];
         if (e.kind == "train" || e.kind == "python_ddp") {
           intervals[k] = interval_of((fs::path(o_.out_dir) / "experiments" / e.dir()).string());
@@ -293,12 +500,12 @@ class Runner {
       }
       for (size_t index : order) close_if_done(round, index, intervals, open, count);
     }
-    return count;
   }
 
   // After a round: closes an experiment whose interval is tight, or whose interval overlaps
-  // none of its group's (it ranks apart already), or that times no iterations and has its least
-  // repetitions; writes its interval.json, and says so; at the last round, says which stay wide.
+  // none of its group's of the same model (it ranks apart already), or that times no iterations and
+  // has its least repetitions; writes its interval.json, and says so; at the last round, says which
+  // stay wide.
   void close_if_done(int round, size_t index, const std::map<size_t, RepeatedInterval>& intervals,
                      std::vector<bool>& open, std::map<std::string, int>& count) {
     const Experiment& e = matrix_.experiments[index];
@@ -310,7 +517,10 @@ class Runner {
     const RepeatedInterval& r = mine->second;
     std::vector<RepeatedInterval> group;
     for (const auto& [k, other] : intervals) {
-      if (k != index && matrix_.experiments[k].group == e.group) group.push_back(other);
+      const Experiment& o = matrix_.experiments[k];
+      if (k != index && o.group == e.group &&
+          o.params.value("model", "") == e.params.value("model", ""))
+        group.push_back(other);
     }
     const bool enough = static_cast<int>(r.values_s.size()) >= least_repeat();
     const bool within = tight(r, o_.within, least_repeat());
@@ -354,6 +564,7 @@ class Runner {
                           {"repeat", repeat_},
                           {"within", o_.within},
                           {"max_repeat", o_.within > 0 ? max_repeat() : repeat_},
+                          {"budget_s", o_.budget_s},
                           {"noise_policy",
                            {{"max_foreign_load", n.max_foreign_load},
                             {"max_steal", n.max_steal},
@@ -404,6 +615,12 @@ class Runner {
       std::string shown = finished ? "done" : failed ? before : "pending";
       progress.finish(shown, previous.is_null() ? 0.0 : previous.value("elapsed_s", 0.0), false);
       return shown;
+    }
+    if (over_budget(e)) {
+      progress.finish(
+          "not run", 0, false,
+          fmt::format("estimated {}: past the budget", format_duration(estimate_of(e))));
+      return "over budget";
     }
     fs::create_directories(dir);
     nlohmann::json record = {{"schema", "dtbench.experiment/1"},
@@ -546,6 +763,9 @@ class Runner {
   ClusterSpec cluster_;
   int repeat_ = 1;
   int noisy_ = 0;
+  static constexpr size_t kVerifyBatch = 3;  // cells verified together, in rounds
+  double earlier_s_ = 0, limit_s_ = 0;       // the budget: spent by earlier runs; this phase's
+  std::chrono::steady_clock::time_point began_;
   std::map<size_t, std::string> gone_;  // hosts that stopped answering -> the reach failure
 };
 
@@ -562,6 +782,27 @@ std::vector<std::pair<size_t, int>> round_schedule(size_t experiments, int round
   }
   return plan;
 }
+
+namespace {
+
+// A budget too small for a study's calibration and one round of its measurements.
+void check_budget(const Matrix& matrix, const RunOptions& o) {
+  const double budget = o.budget_s > 0 ? o.budget_s : matrix.budget_s;
+  if (budget <= 0) return;
+  const int repeat = least_repeat_of(o, matrix);
+  double least = 0;
+  for (const Experiment& e : matrix.experiments) {
+    if (e.phase == "measure") least += e.estimate_s * repeat;
+    if (e.phase == "calibrate" || e.phase == "accuracy") least += e.estimate_s;
+  }
+  require(budget >= least,
+          fmt::format("a budget of {} is too small for matrix {}: calibrating, the least "
+                      "repetitions of its measurements and its accuracy runs take about {} "
+                      "(--budget {:.0f} or more)",
+                      format_duration(budget), matrix.name, format_duration(least),
+                      std::ceil(least / 60)));
+}
+}  // namespace
 
 int run_matrix(const RunOptions& options) {
   RunOptions o = options;
@@ -592,6 +833,7 @@ int run_matrix(const RunOptions& options) {
                format_duration(matrix.estimate_s() * repeat), o.out_dir);
     return 0;
   }
+  check_budget(matrix, o);
   check_datasets(matrix, o.data_dir);
   catch_interrupts();
   if (o.preflight) preflight(hosts, command_settings(o), o.hosts_path);

@@ -10,19 +10,29 @@
 //   OUT/experiments/<group>/<name>/rep-<k>/
 //                       status.json (every attempt), result.json (on success), stdout.log,
 //                       stderr.log; attempt-<a>/ keeps the files of a noisy attempt rerun
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "doctor/doctor.h"
+#include "run/matrix.h"
 #include "run/noise.h"
 
 namespace dtbench {
 
+// A cell of a study's verify phase in the order to measure it: its index among the cells, its
+// predicted iteration time (NaN: not predicted) and what that rests on.
+struct VerifyChoice {
+  size_t index = 0;
+  double predicted_s = 0;
+  std::string basis;
+};
+
 struct RunOptions {
   std::string hosts_path;
-  std::string matrix = "quick";
+  std::string matrix = "study";
   std::string out_dir;  // "": results/<matrix>-<hosts file name>-<hostname>
   std::string data_dir;
   std::string matrices_dir;
@@ -35,6 +45,18 @@ struct RunOptions {
   // lies within +-within of the mean (0.03: 3%), or max_repeat repetitions (interval.h).
   double within = 0;
   int max_repeat = 10;
+  // A study: the seconds it may take in all (earlier runs into the same directory included);
+  // 0: the matrix's own budget_s, none if it has none. Phases run in turn (calibrate once,
+  // measure, accuracy once, verify); a repetition whose estimate would end past the budget is
+  // not started (measure stops early enough to leave accuracy and the first verify cells their
+  // time). UserError before anything runs when calibration and one round of measurements do
+  // not fit.
+  double budget_s = 0;
+  // The verify phase's cells in the order to measure them (each at most once), from the
+  // results so far; empty or unset: the matrix's order. The CLI's asks the cost model.
+  std::function<std::vector<VerifyChoice>(const std::string& out_dir,
+                                          const std::vector<Experiment>& cells)>
+      order_verify;
   NoisePolicy noise;
   bool dry_run = false;
   bool retry_failed = false;

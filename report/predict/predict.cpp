@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -82,6 +83,58 @@ std::string PredictedExperiment::communication_text() const {
          "was hidden";
 }
 
+MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std::string& label,
+                         const std::function<void(const std::string&)>& note) {
+  const TrainConfig& c = run.record.config;
+  MethodSetup out;
+  out.link = link_for(s, c.backend, c.world_size, run.bottleneck_rate);
+  if (!out.link.found) {
+    out.why = fmt::format("{}: not predicted: no {} allreduce sweep on {} ranks and no set rate",
+                          label, c.backend, c.world_size);
+    return out;
+  }
+  note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, out.link.source,
+                   out.link.link.latency_s * 1e6, out.link.link.bytes_per_s / 1e6));
+  model::Method& method = out.method;
+  method.sync = c.sync;
+  method.ranks = static_cast<int>(c.world_size);
+  method.options = c.sync_options;
+  const size_t timed = report::timed(run).size();
+  if (timed > 0) method.last_iteration = kTimedFirst + static_cast<int64_t>(timed) - 1;
+  method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
+  const Engine engine = find_method(c.sync).engine;
+  if (is_lossy(c.sync)) {
+    const HookEstimate hook = hook_for(s, run);
+    method.hook = hook.hook;
+    if (!hook.source.empty()) {
+      note(hook.source);
+    } else if (engine != Engine::local) {
+      note(
+          fmt::format("{}: what it sends, on the link; the CPU time of compressing (casts, top-k's "
+                      "selection, PowerSGD's products) is not modelled without a sweep of its hook",
+                      c.sync));
+    }
+  }
+  if (c.sync_options.mode != SyncMode::blocking) {
+    CpuEstimate cpu = comm_cpu_for(s, run);
+    method.comm_cpu = cpu.cpu;
+    note(cpu.source);
+  }
+  if (c.sync == "hierarchical") {
+    const HostLevels levels = host_levels_for(s, run);
+    if (!levels.missing.empty()) {
+      out.why = fmt::format("{}: not predicted: {}", label, levels.missing);
+      return out;
+    }
+    method.placement = {levels.per_host, levels.inside};
+    if (levels.leaders.found) out.link.link = levels.leaders.link;
+    if (!levels.source.empty()) note(fmt::format("{}: {}", label, levels.source));
+  }
+  for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
+  out.found = true;
+  return out;
+}
+
 Prediction predict_system(const SystemResults& s) {
   Prediction out;
   out.label = s.label;
@@ -111,52 +164,17 @@ Prediction predict_system(const SystemResults& s) {
       continue;
     }
     note(profile.source);
-    LinkEstimate link = link_for(s, c.backend, c.world_size, run.bottleneck_rate);
-    if (!link.found) {
-      note(fmt::format("{}: not predicted: no {} allreduce sweep on {} ranks and no set rate",
-                       label, c.backend, c.world_size));
+    MethodSetup setup = method_setup(s, run, label, note);
+    if (!setup.found) {
+      note(setup.why);
       continue;
     }
-    note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, link.source,
-                     link.link.latency_s * 1e6, link.link.bytes_per_s / 1e6));
+    const model::Method& method = setup.method;
+    const LinkEstimate& link = setup.link;
     const SyncOptions& o = c.sync_options;
-    model::Method method;
-    method.sync = c.sync;
-    method.ranks = static_cast<int>(c.world_size);
-    method.options = o;
-    method.last_iteration = kTimedFirst + static_cast<int64_t>(report::timed(run).size()) - 1;
-    method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
     const Engine engine = find_method(c.sync).engine;
     const bool sends_less = is_lossy(c.sync);
-    if (sends_less) {
-      const HookEstimate hook = hook_for(s, run);
-      method.hook = hook.hook;
-      if (!hook.source.empty()) {
-        note(hook.source);
-      } else if (engine != Engine::local) {
-        note(fmt::format(
-            "{}: what it sends, on the link; the CPU time of compressing (casts, top-k's "
-            "selection, PowerSGD's products) is not modelled without a sweep of its hook",
-            c.sync));
-      }
-    }
-    if (o.mode != SyncMode::blocking) {
-      CpuEstimate cpu = comm_cpu_for(s, run);
-      method.comm_cpu = cpu.cpu;
-      note(cpu.source);
-    }
-    if (c.sync == "hierarchical") {
-      const HostLevels levels = host_levels_for(s, run);
-      if (!levels.missing.empty()) {
-        note(fmt::format("{}: not predicted: {}", label, levels.missing));
-        continue;
-      }
-      method.placement = {levels.per_host, levels.inside};
-      if (levels.leaders.found) link.link = levels.leaders.link;
-      if (!levels.source.empty()) note(fmt::format("{}: {}", label, levels.source));
-    }
     (method.measured_cost ? swept : method.hook.seconds ? hook_swept : on_link).insert(label);
-    for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
     PredictedExperiment row;
     auto reps = report::repetitions(s, run);
     row.run = reps.empty() ? &run : reps[reps.size() / 2];

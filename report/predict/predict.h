@@ -2,6 +2,7 @@
 // `dtbench predict`: the cost model (model/iteration_model.h) against the measurements of one
 // system's results (docs/model.md). The model's inputs come from the same results
 // (model_inputs.h); each training experiment is then predicted phase by phase.
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -50,6 +51,19 @@ struct Prediction {
   std::vector<std::string> notes;  // the inputs used, and what was not predicted and why
   std::vector<PredictedExperiment> rows;
 };
+
+// The model's method and link for a run like `run`: its config, its record's bucket plan (none:
+// DDP's plan from its cap), the sweeps and CPU estimates of s; what predict_system predicts
+// each experiment from, and the study its unmeasured cells (candidates.h). found = false and
+// why when an input is missing; note() is told where each input came from.
+struct MethodSetup {
+  bool found = false;
+  std::string why;
+  model::Method method;
+  LinkEstimate link;
+};
+MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std::string& label,
+                         const std::function<void(const std::string&)>& note);
 
 // Predicts every training experiment of s (warnings and the unmodelled are named in notes).
 Prediction predict_system(const SystemResults& s);

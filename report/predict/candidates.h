@@ -1,0 +1,34 @@
+#pragma once
+// The study's verify phase (docs/harness.md, "The study"): cells of the grid that were not
+// measured, each predicted by the cost model from what the study measured before it (the
+// compute of a traced blocking run of the same model, batch and ranks; the sweeps), so that the
+// cells that decide the answer are measured first.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "record/config.h"
+#include "report/read/results.h"
+
+namespace dtbench {
+
+struct CandidateCell {
+  size_t index = 0;       // in the candidates given
+  double predicted_s = 0;  // NaN: not predicted (basis says why)
+  std::string basis;       // what the prediction rests on, or why there is none
+};
+
+// A training run's iteration time predicted from s without measuring it: c resolved (its
+// world_size the ranks it would run on, its backend named). Buckets as its engine would cut them:
+// bucketed's from the measured ready times and the fitted link (the run plans from its own
+// start-up probe, which no prediction made before the run has), c10d_ddp's DDP's plan. NaN and why when an input is
+// missing (no traced blocking run of c's model, batch and ranks; no link for its backend).
+CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c);
+
+// The order to measure candidates in: the `best` predicted fastest first, then those the model
+// could not predict, then the rest from the fastest; each with its prediction.
+std::vector<CandidateCell> order_candidates(const SystemResults& s,
+                                            const std::vector<TrainConfig>& candidates,
+                                            size_t best = 2);
+
+}  // namespace dtbench
