@@ -301,7 +301,7 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
               HasSubstr("unknown matrix 'huge' (known: bucket-best, bucket-plans, compression, "
                         "compression-epochs, diagnosis, full, "
                         "hierarchical, model, "
-                        "overlap, quick, smoke, standard, study)"));
+                        "overlap, quick, quick-answer, smoke, standard, study)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
               HasSubstr("entry 1: unknown key 'colour' for kind train"));
