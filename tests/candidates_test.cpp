@@ -16,8 +16,7 @@
 namespace dtbench {
 namespace {
 
-const std::string kModel =
-    DTBENCH_SOURCE_DIR "/tests/fixtures/results/model-netns-4-1gbit-xeon-vm";
+const std::string kModel = DTBENCH_SOURCE_DIR "/tests/fixtures/results/model-netns-4-1gbit-xeon-vm";
 
 TEST(Candidates, ACellLikeAMeasuredExperimentGetsItsPrediction) {
   const Results results = load_results({kModel});
@@ -34,9 +33,10 @@ TEST(Candidates, ACellLikeAMeasuredExperimentGetsItsPrediction) {
     // c10d_ddp's DDP's plan from its cap (the Reducer rebuilds its buckets in the order the
     // gradients came) within 5%; the per-tensor methods have none to differ.
     const Engine engine = find_method(c.sync).engine;
-    const double tolerance = engine == Engine::per_tensor ? 1e-9 : c.sync == "c10d_ddp" ? 0.05 : 0.01;
-    EXPECT_NEAR(cell.predicted_s / row.predicted.total_s(), 1, tolerance)
-        << row.label;
+    const double tolerance = engine == Engine::per_tensor ? 1e-9
+                             : c.sync == "c10d_ddp"       ? 0.05
+                                                          : 0.01;
+    EXPECT_NEAR(cell.predicted_s / row.predicted.total_s(), 1, tolerance) << row.label;
     ++compared;
   }
   EXPECT_GE(compared, 12);
@@ -66,8 +66,7 @@ TEST(Candidates, TheBestPredictedComeFirstThenTheUnknownThenTheRest) {
     TrainConfig c = s.runs.at(0).record.config;
     c.sync = sync;
     c.backend = "mpi";
-    c.sync_options.mode =
-        default_mode_of(sync == std::string("python_ddp") ? "allreduce" : sync);
+    c.sync_options.mode = default_mode_of(sync == std::string("python_ddp") ? "allreduce" : sync);
     cells.push_back(c);
   }
   const std::vector<CandidateCell> order = order_candidates(s, cells, 2);

@@ -45,6 +45,17 @@ check "figure 16: each method's rank on its system" \
 check "figure 16: whether the other system ranks the methods alike" \
   grep -Eq "S2 ranks the methods (as S1 does|differently from S1)|rankings are not compared" \
   "$work/both/report.md"
+check "figure 16: Kendall's tau-b over the methods both systems ran" \
+  grep -Eq "Kendall's tau-b over the [0-9]+ methods both ran -?[01]\.[0-9]{2}" "$work/both/report.md"
+"$dtbench" report "$local" "$(dirname "$0")/fixtures/results/model-netns-4-1gbit-xeon-vm" \
+  -o "$work/models/group.pdf" >/dev/null 2>&1
+check "figure 16: the model both systems ran (VGG-11), though one ran LeNet-5 most" \
+  python3 - "$work/models/data/fig16_cross_hardware.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and all(r["measure"].startswith("vgg11 ") for r in rows), rows
+assert {r["system"] for r in rows} == {"S1", "S2"}, rows
+PY
 check "every section measured but the overlap engines, compression and the model (not in smoke)" \
   test "$(grep -c "Not measured" "$work/both.txt")" -eq 4 -a \
        "$(grep -A8 "15. Overlap engines" "$work/both.txt" | grep -c "Not measured")" -eq 1

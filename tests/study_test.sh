@@ -67,6 +67,25 @@ PY
 check "the budget: the cell past it said, not run" \
   grep -q "1 repetition not run within it" "$work/study.out"
 
+"$dtbench" report "$work/out" -o "$work/report/group.pdf" >"$work/report.out" 2>&1
+code=$?
+cat "$work/report.out"
+check "the report: exit 0 ($code)" test $code -eq 0 -a -s "$work/report/group.pdf"
+check "the answer page: the cells predicted, 4 measured beside their predictions" \
+  grep -q "The cost model predicted 5 cells from the compute and sweeps measured here, and the study measured 4 of them" "$work/report/report.md"
+check "the answer page: the cell the budget left, named" \
+  grep -q "The fastest predicted cell the budget left unmeasured: \`sync_methods/.*sync=allgather" "$work/report/report.md"
+check "answer_study.csv: every cell, its prediction, the measured ones' times" python3 - "$work" <<'PY'
+import csv, json, sys
+work = sys.argv[1]
+rows = list(csv.DictReader(open(f"{work}/report/data/answer_study.csv")))
+cells = json.load(open(f"{work}/out/verify.json"))["cells"]
+assert [r["experiment"] for r in rows] == [c["experiment"] for c in cells]
+for r, c in zip(rows, cells):
+    assert abs(float(r["predicted_s"]) - c["predicted_s"]) <= 1e-9 * c["predicted_s"], (r, c)
+    assert (r["measured_s"] == "") == ("sync=allgather" in r["experiment"]), r
+PY
+
 "${run[@]}" >"$work/again.out" 2>&1
 code=$?
 cat "$work/again.out"

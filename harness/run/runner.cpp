@@ -284,9 +284,13 @@ class Runner {
     if (o_.within > 0) {
       fmt::print(
           "dtbench run: {} experiment{} within +-{:g}%, {} apart from every other of their "
-          "group, {} not after {} repetitions (kept, their interval.json says how wide)\n",
+          "group, {} not after {} repetitions{} (kept, their interval.json says how wide)\n",
           count["within"], count["within"] == 1 ? "" : "s", 100 * o_.within, count["apart"],
-          count["wide"], max_repeat());
+          count["wide"], max_repeat(),
+          count["stopped by the budget"] > 0
+              ? fmt::format(", {} stopped by the budget before either",
+                            count["stopped by the budget"])
+              : "");
     }
     if (o_.budget_s > 0) {
       fmt::print(
@@ -488,6 +492,7 @@ class Runner {
         progress.start(i, fmt::format("{} (rep {})", e.name, round));
         const std::string status = run_one(e, round, progress);
         ++count[status];
+        if (status == "over budget" && e.kind != "collectives") ++count["stopped by the budget"];
         if (status != "ok" && status != "done") open[order[i]] = false;
       }
       if (interrupted()) break;

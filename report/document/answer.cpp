@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
+#include "report/predict/candidates.h"
 #include "report/predict/model_inputs.h"
 #include "report/predict/predict.h"
 
@@ -120,10 +122,56 @@ std::string bigger_cluster(const SystemResults& s, Table& table) {
                     most_ranks);
 }
 
+// A study's verify phase: the cells the model predicted, the measured ones against their
+// predictions, and the fastest predicted that the budget left unmeasured; "" without one.
+std::string study_cells(const SystemResults& s, Table& table) {
+  const std::vector<VerifiedCell> cells = verified_cells(s);
+  if (cells.empty()) return "";
+  table.columns = {"experiment", "predicted_s", "measured_s", "reps", "error", "basis"};
+  std::vector<std::string> measured;
+  const VerifiedCell* open = nullptr;
+  double largest = 0;
+  int errors = 0;
+  for (const VerifiedCell& c : cells) {
+    const bool predicted = !std::isnan(c.predicted_s);
+    const bool known = c.reps > 0;
+    using Cell = nlohmann::json;
+    table.rows.push_back({c.experiment, predicted ? Cell(c.predicted_s) : Cell(""),
+                          known ? Cell(c.measured_s) : Cell(""), c.reps,
+                          predicted && known ? Cell(c.error()) : Cell(""), c.basis});
+    if (known) {
+      measured.push_back(
+          predicted ? fmt::format("`{}` {:.3f} s against {:.3f} s predicted ({:+.1f}%)",
+                                  c.experiment, c.measured_s, c.predicted_s, 100 * c.error())
+                    : fmt::format("`{}` {:.3f} s (not predicted: {})", c.experiment, c.measured_s,
+                                  c.basis));
+      if (predicted) {
+        largest = std::max(largest, std::abs(c.error()));
+        ++errors;
+      }
+    } else if (predicted && (open == nullptr || c.predicted_s < open->predicted_s)) {
+      open = &c;
+    }
+  }
+  std::string text = fmt::format(
+      "**The cells the study predicted.** The cost model predicted {} cells from the compute "
+      "and sweeps measured here, and the study measured {} of them, the predicted fastest "
+      "first: {}.",
+      cells.size(), measured.size(),
+      measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, "; ")));
+  if (errors > 0) text += fmt::format(" Its largest error on them: {:.1f}%.", 100 * largest);
+  if (open != nullptr) {
+    text += fmt::format(" The fastest predicted cell the budget left unmeasured: `{}`, {:.3f} s.",
+                        open->experiment, open->predicted_s);
+  }
+  return text + " (`data/answer_study.csv`, the study's `verify.json`.)\n\n";
+}
+
 }  // namespace
 
 std::string answer_page(const std::map<std::string, BuiltSection>& sections,
-                        const Diagnosis& diagnosis, const SystemResults& s, Table& what_if) {
+                        const Diagnosis& diagnosis, const SystemResults& s, Table& what_if,
+                        Table& study) {
   std::string text =
       "What these results say, each sentence computed in the section it names (its numbers in "
       "that section's CSV under `data/`); a ranking counts only out of the noise.\n\n";
@@ -132,6 +180,7 @@ std::string answer_page(const std::map<std::string, BuiltSection>& sections,
   text += paragraph(sections, "fig06_bucket_sweep", "The bucket size.");
   text += paragraph(sections, "fig13_scaling", "More ranks.");
   text += paragraph(sections, "fig19_model", "The cost model here.", 1);
+  text += study_cells(s, study);
   text += bigger_cluster(s, what_if);
   std::vector<std::string> found;
   for (const auto& f : {finding(diagnosis.stragglers, "computed longest in"),

@@ -24,7 +24,10 @@ struct BuiltSection {
 // the system the sections show: the cost model's what-if at 16, 64 and 1,024 ranks and at 0.1,
 // 1 and 10 Gbit/s starts from the compute measured there, and its points go to `what_if`
 // (answer_what_if.csv beside the sections' CSVs; empty when nothing was measured to start from).
+// A study's verify cells, predicted and measured, go to `study` (answer_study.csv; empty when
+// the results are no study's).
 std::string answer_page(const std::map<std::string, BuiltSection>& sections,
-                        const Diagnosis& diagnosis, const SystemResults& s, Table& what_if);
+                        const Diagnosis& diagnosis, const SystemResults& s, Table& what_if,
+                        Table& study);
 
 }  // namespace dtbench

@@ -279,10 +279,13 @@ int build_report(const ReportOptions& o) {
   for (size_t k = 0; k < results.systems.size(); ++k) {
     const Diagnosis d = diagnose(results.systems[k]);
     if (k == 0) {
-      Table what_if;
-      replace(text, "{{answer}}", answer_page(built, d, primary, what_if));
+      Table what_if, study;
+      replace(text, "{{answer}}", answer_page(built, d, primary, what_if, study));
       if (!what_if.empty()) {
         write_file_atomically((build / "data" / "answer_what_if.csv").string(), what_if.csv());
+      }
+      if (!study.empty()) {
+        write_file_atomically((build / "data" / "answer_study.csv").string(), study.csv());
       }
     }
     diagnoses +=

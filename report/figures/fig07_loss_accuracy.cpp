@@ -37,9 +37,8 @@ FigureData loss_accuracy(const SystemResults& s, const std::vector<SystemResults
   double lo = low < f.table.rows.size() ? f.table.number(low, "test_accuracy") : 1;
   double hi = high < f.table.rows.size() ? f.table.number(high, "test_accuracy") : 0;
   auto iterations = static_cast<int64_t>(f.table.number(0, "iterations"));
-  const bool evaluated = std::any_of(
-      runs.begin(), runs.end(), [](const TrainRun* r) { return !r->record.evaluations.empty(); });
-  f.labels["evaluated"] = evaluated ? "1" : "0";
+  f.labels["evaluated"] = evaluated_label(runs);
+  const bool evaluated = f.labels["evaluated"] == "1";
   if (!evaluated) {
     f.sentences.push_back(
         "These runs did not evaluate the model on the test set (eval=false): only their "

@@ -19,6 +19,7 @@ FigureData modes(const SystemResults& s, const std::vector<SystemResults>&) {
                             phase_mean(*r, static_cast<size_t>(Phase::sync)),
                             r->record.iterations.loss.back(), final_accuracy(*r)});
   }
+  f.labels["evaluated"] = evaluated_label(runs);
   if (runs.empty()) return f;
   f.caption = fmt::format(
       "Blocking (communicate after backward), overlap (from gradient hooks "

@@ -7,5 +7,7 @@ set yrange [0:*]
 set ylabel 'seconds per iteration'
 plot data using 0:3:xtic(1) skip 1 with boxes lt 1, data using 0:3:4:5 skip 1 with yerrorbars lc rgb 'black' pt -1
 set ylabel 'test accuracy (%)'
-plot data using 0:($8 * 100):xtic(1) skip 1 with boxes lt 3
+if (evaluated eq '1') {
+  plot data using 0:($8 * 100):xtic(1) skip 1 with boxes lt 3
+} else { eval empty_panel('no test evaluation in these runs (eval=false)') }
 unset multiplot

@@ -22,6 +22,7 @@ FigureData aggregate(const SystemResults& s, const std::vector<SystemResults>&) 
   }
   f.extra.push_back({"curves", curves});
   f.series = fmt::format("{}", fmt::join(series, " "));
+  f.labels["evaluated"] = evaluated_label(runs);
   if (runs.empty()) return f;
   f.caption = fmt::format(
       "Training loss with the gradients averaged (mean) or summed (sum: the "

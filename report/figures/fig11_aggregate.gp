@@ -13,5 +13,7 @@ set ylabel 'test accuracy (%)'
 set offsets 0.6, 0.6, 0, 0
 set boxwidth 0.6
 set yrange [0:*]
-plot data using 0:($4 * 100):xtic(1) skip 1 with boxes lt 3
+if (evaluated eq '1') {
+  plot data using 0:($4 * 100):xtic(1) skip 1 with boxes lt 3
+} else { eval empty_panel('no test evaluation in these runs (eval=false)') }
 unset multiplot

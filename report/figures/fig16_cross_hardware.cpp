@@ -2,18 +2,46 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/software_stack.h"
 #include "report/figures/common.h"
+#include "report/read/ranking.h"
 #include "stats/stats.h"
 
 namespace dtbench::report {
 namespace {
+
+// Kendall's tau-b between S1's order of the methods both ran and the other's, pairs within
+// the noise on either counted as tied: "; Kendall's tau-b over the 6 methods both ran 0.93".
+std::string tau_b_text(const std::map<std::string, Repeated>& reference,
+                       const std::map<std::string, Repeated>& other) {
+  std::vector<const Repeated*> a, b;
+  for (const auto& [measure, r] : reference) {
+    const auto it = other.find(measure);
+    if (it == other.end()) continue;
+    a.push_back(&r);
+    b.push_back(&it->second);
+  }
+  if (a.size() < 2) return "";
+  std::vector<double> first, second;
+  for (size_t i = 0; i < a.size(); ++i) {
+    first.push_back(a[i]->median_s);
+    second.push_back(b[i]->median_s);
+  }
+  const RankAgreement agreement = rank_agreement(first, second, [&](size_t i, size_t j) {
+    return !stands_out(*a[i], *a[j]) || !stands_out(*b[i], *b[j]);
+  });
+  if (std::isnan(agreement.tau_b)) return "";
+  return fmt::format("; Kendall's tau-b over the {} methods both ran {:.2f}", a.size(),
+                     agreement.tau_b);
+}
 
 // Whether S1 and another system rank the methods alike: of the pairs of methods both ran whose
 // order stands out of the noise on both (the intervals do not overlap), how many keep it, and
@@ -44,16 +72,40 @@ std::string ranking_agreement(const std::map<std::string, Repeated>& reference,
         "it): their rankings are not compared.",
         name, within_noise);
   }
+  const std::string tau = tau_b_text(reference, other);
   if (swapped.empty()) {
     return fmt::format(
         "{} ranks the methods as S1 does: all {} pairs ordered out of the noise on both keep "
-        "their order ({} pairs within the noise on one or both).",
-        name, pairs, within_noise);
+        "their order ({} pairs within the noise on one or both){}.",
+        name, pairs, within_noise, tau);
   }
   return fmt::format(
       "{} ranks the methods differently from S1: of {} pairs ordered out of the noise on both, "
-      "{} swap ({}); {} pairs are within the noise on one or both.",
-      name, pairs, swapped.size(), fmt::join(swapped, "; "), within_noise);
+      "{} swap ({}); {} pairs are within the noise on one or both{}.",
+      name, pairs, swapped.size(), fmt::join(swapped, "; "), within_noise, tau);
+}
+
+// The model every system ran in sync_methods (of several, the one with the most runs in all;
+// VGG-11 on a tie), so that like is compared with like; "" when there is none.
+std::string common_model(const std::vector<const SystemResults*>& systems) {
+  std::map<std::string, int> runs, in;
+  for (const SystemResults* s : systems) {
+    std::set<std::string> here;
+    for (const auto& r : s->runs) {
+      if (r.group != "sync_methods") continue;
+      ++runs[r.record.config.model];
+      here.insert(r.record.config.model);
+    }
+    for (const auto& m : here) ++in[m];
+  }
+  std::string chosen;
+  for (const auto& [model, n] : in) {
+    if (n != static_cast<int>(systems.size())) continue;
+    if (chosen.empty() || runs[model] > runs[chosen] ||
+        (runs[model] == runs[chosen] && model == "vgg11"))
+      chosen = model;
+  }
+  return chosen;
 }
 
 // What the ratios of another system to S1 measure: the same machine on another stack, or
@@ -89,14 +141,16 @@ FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>
     if (!runs_of(s, "sync_methods").empty()) with_data.push_back(&s);
   }
   if (with_data.size() < 2) return f;
+  const std::string common = common_model(with_data);
   std::map<std::string, double> first;
   std::vector<std::string> methods, systems;
   // Per system, each measure's time over its repetitions, for the ranking (stands_out).
   std::vector<std::map<std::string, Repeated>> times(with_data.size());
   for (size_t k = 0; k < with_data.size(); ++k) {
-    std::string model;
+    std::string model = common;
     systems.push_back(fmt::format("S{}", k + 1));
-    const auto runs = runs_of(*with_data[k], "sync_methods", &model);
+    const auto runs = common.empty() ? runs_of(*with_data[k], "sync_methods", &model)
+                                     : runs_with(*with_data[k], "sync_methods", common);
     std::vector<std::pair<double, std::string>> order;
     for (const TrainRun* r : runs) {
       const std::string measure = fmt::format("{} {} s/iter", model, method_label(*r));

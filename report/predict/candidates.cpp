@@ -2,8 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "catalogue/methods.h"
@@ -11,9 +15,13 @@
 #include "plan/bucket_plan.h"
 #include "report/predict/model_inputs.h"
 #include "report/predict/predict.h"
+#include "report/read/select.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 namespace {
+
+namespace fs = std::filesystem;
 
 // A run of s like c (model, batch, ranks) whose record the candidate borrows: its threads,
 // cores and timed window, which c would have too on this system.
@@ -33,7 +41,8 @@ const TrainRun* like(const SystemResults& s, const TrainConfig& c) {
 // plan before anything is measured; none (DDP's plan, the model's own) for the other engines.
 std::vector<double> planned_buckets(const model::ComputeProfile& p, const TrainConfig& c,
                                     const model::Link& link) {
-  if (find_method(c.sync).engine != Engine::bucketed && find_method(c.sync).engine != Engine::hooked)
+  if (find_method(c.sync).engine != Engine::bucketed &&
+      find_method(c.sync).engine != Engine::hooked)
     return {};
   std::vector<int64_t> bytes;  // in backward's order
   std::vector<double> ready;
@@ -44,8 +53,9 @@ std::vector<double> planned_buckets(const model::ComputeProfile& p, const TrainC
   const int64_t cap = c.sync_options.bucket_bytes();
   const bool timed = find_method(c.sync).engine == Engine::bucketed &&
                      c.sync_options.mode == SyncMode::overlap && c.world_size > 1;
-  const BucketPlan plan = timed ? plan_timed_buckets(bytes, ready, {link.latency_s, link.bytes_per_s}, cap)
-                                : plan_buckets(bytes, cap, std::min(cap, kFirstBucketBytes));
+  const BucketPlan plan =
+      timed ? plan_timed_buckets(bytes, ready, {link.latency_s, link.bytes_per_s}, cap)
+            : plan_buckets(bytes, cap, std::min(cap, kFirstBucketBytes));
   std::vector<double> sizes;
   for (int64_t b : bucket_sizes(plan, bytes)) sizes.push_back(static_cast<double>(b));
   return sizes;
@@ -62,8 +72,8 @@ CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c) {
   }
   const TrainRun* model_run = like(s, c);
   if (model_run == nullptr) {
-    cell.basis = fmt::format("no run of {} at batch {} on {} ranks", c.model, c.global_batch,
-                             c.world_size);
+    cell.basis =
+        fmt::format("no run of {} at batch {} on {} ranks", c.model, c.global_batch, c.world_size);
     return cell;
   }
   const MeasuredCompute compute = profile_for(s, *model_run);
@@ -97,15 +107,42 @@ std::vector<CandidateCell> order_candidates(const SystemResults& s,
     cell.index = i;
     (std::isnan(cell.predicted_s) ? unknown : predicted).push_back(cell);
   }
-  std::stable_sort(predicted.begin(), predicted.end(),
-                   [](const CandidateCell& a, const CandidateCell& b) {
-                     return a.predicted_s < b.predicted_s;
-                   });
+  std::stable_sort(
+      predicted.begin(), predicted.end(),
+      [](const CandidateCell& a, const CandidateCell& b) { return a.predicted_s < b.predicted_s; });
   const size_t first = std::min(best, predicted.size());
   std::vector<CandidateCell> order(predicted.begin(), predicted.begin() + first);
   order.insert(order.end(), unknown.begin(), unknown.end());
   order.insert(order.end(), predicted.begin() + first, predicted.end());
   return order;
+}
+
+std::vector<VerifiedCell> verified_cells(const SystemResults& s) {
+  std::vector<VerifiedCell> cells;
+  for (const std::string& dir : s.dirs) {
+    std::ifstream in(fs::path(dir) / "verify.json");
+    if (!in) continue;
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (!doc.is_object() || !doc.contains("cells") || !doc["cells"].is_array()) continue;
+    for (const auto& c : doc["cells"]) {
+      VerifiedCell cell;
+      cell.experiment = c.value("experiment", "");
+      cell.predicted_s = c.contains("predicted_s") && c["predicted_s"].is_number()
+                             ? c["predicted_s"].get<double>()
+                             : std::numeric_limits<double>::quiet_NaN();
+      cell.basis = c.value("basis", "");
+      const fs::path where = fs::path(dir) / c.value("dir", "");
+      double sum = 0;
+      for (const TrainRun& r : s.runs) {
+        if (fs::path(r.dir).parent_path() != where) continue;
+        sum += summarize(report::timed(r)).mean;
+        ++cell.reps;
+      }
+      cell.measured_s = cell.reps > 0 ? sum / cell.reps : std::numeric_limits<double>::quiet_NaN();
+      cells.push_back(cell);
+    }
+  }
+  return cells;
 }
 
 }  // namespace dtbench

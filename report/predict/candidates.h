@@ -13,7 +13,7 @@
 namespace dtbench {
 
 struct CandidateCell {
-  size_t index = 0;       // in the candidates given
+  size_t index = 0;        // in the candidates given
   double predicted_s = 0;  // NaN: not predicted (basis says why)
   std::string basis;       // what the prediction rests on, or why there is none
 };
@@ -21,8 +21,9 @@ struct CandidateCell {
 // A training run's iteration time predicted from s without measuring it: c resolved (its
 // world_size the ranks it would run on, its backend named). Buckets as its engine would cut them:
 // bucketed's from the measured ready times and the fitted link (the run plans from its own
-// start-up probe, which no prediction made before the run has), c10d_ddp's DDP's plan. NaN and why when an input is
-// missing (no traced blocking run of c's model, batch and ranks; no link for its backend).
+// start-up probe, which no prediction made before the run has), c10d_ddp's DDP's plan. NaN and why
+// when an input is missing (no traced blocking run of c's model, batch and ranks; no link for its
+// backend).
 CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c);
 
 // The order to measure candidates in: the `best` predicted fastest first, then those the model
@@ -30,5 +31,18 @@ CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c);
 std::vector<CandidateCell> order_candidates(const SystemResults& s,
                                             const std::vector<TrainConfig>& candidates,
                                             size_t best = 2);
+
+// A study's verify cells as verify.json in s's directories keeps them (in the order measured),
+// each with what was measured of it: the mean over its repetitions of each one's mean
+// iteration time (NaN and 0 repetitions when the budget left it predicted only).
+struct VerifiedCell {
+  std::string experiment;
+  double predicted_s = 0;  // NaN: not predicted
+  std::string basis;
+  int reps = 0;
+  double measured_s = 0;
+  double error() const { return predicted_s / measured_s - 1; }
+};
+std::vector<VerifiedCell> verified_cells(const SystemResults& s);
 
 }  // namespace dtbench

@@ -160,6 +160,12 @@ double phase_mean(const TrainRun& r, size_t phase) {
   return summarize(values).mean;
 }
 
+std::string evaluated_label(const std::vector<const TrainRun*>& runs) {
+  const bool any = std::any_of(runs.begin(), runs.end(),
+                               [](const TrainRun* r) { return !r->record.evaluations.empty(); });
+  return any ? "1" : "0";
+}
+
 double final_accuracy(const TrainRun& r) {
   const auto& e = r.record.evaluations;
   return e.empty() ? std::nan("") : e.back().accuracy;

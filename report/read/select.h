@@ -51,6 +51,9 @@ std::vector<double> timed(const TrainRun& r);
 // Mean of a phase over the timed window.
 double phase_mean(const TrainRun& r, size_t phase);
 double final_accuracy(const TrainRun& r);  // NaN without evaluations
+// Whether any of the runs evaluated the model on the test set ("1" or "0": a figure's
+// `evaluated` label, which draws an empty accuracy panel for runs with eval=false).
+std::string evaluated_label(const std::vector<const TrainRun*>& runs);
 // Appends r's training loss per iteration to curves (columns: label, iteration, loss).
 void add_loss_curve(Table& curves, const std::string& label, const TrainRun& r);
 
