@@ -160,6 +160,18 @@ std::string study_cells(const SystemResults& s, Table& table) {
       cells.size(), measured.size(),
       measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, "; ")));
   if (errors > 0) text += fmt::format(" Its largest error on them: {:.1f}%.", 100 * largest);
+  double low = 0, high = 0;
+  for (const VerifiedCell& c : cells) {
+    if (std::isnan(c.predicted_s)) continue;
+    low = low == 0 ? c.predicted_s : std::min(low, c.predicted_s);
+    high = std::max(high, c.predicted_s);
+  }
+  if (low > 0) {
+    text += fmt::format(
+        " The predictions span {:.1f}% ({:.3f} s to {:.3f} s): the model ranks only cells it "
+        "predicts further apart than a cell's runs differ here (section 1's repetitions).",
+        100 * (high / low - 1), low, high);
+  }
   if (open != nullptr) {
     text += fmt::format(" The fastest predicted cell the budget left unmeasured: `{}`, {:.3f} s.",
                         open->experiment, open->predicted_s);
