@@ -56,6 +56,11 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and all(r["measure"].startswith("vgg11 ") for r in rows), rows
 assert {r["system"] for r in rows} == {"S1", "S2"}, rows
 PY
+"$dtbench" report "$(dirname "$0")/fixtures/results/model-netns-4-1gbit-xeon-vm" \
+  -o "$work/model/group.pdf" >/dev/null 2>&1
+check "figure 1: a backend with one method says so, without ranking it against itself" \
+  grep -q "Over gloo, only c10d_ddp/gloo ran ([0-9.]* s per iteration): nothing to rank it against." \
+  "$work/model/report.md"
 check "every section measured but the overlap engines, compression and the model (not in smoke)" \
   test "$(grep -c "Not measured" "$work/both.txt")" -eq 4 -a \
        "$(grep -A8 "15. Overlap engines" "$work/both.txt" | grep -c "Not measured")" -eq 1

@@ -23,6 +23,10 @@ std::string interval_words(const Repeated& t) {
 std::string ranking_sentence(const std::string& backend,
                              const std::vector<std::pair<std::string, Repeated>>& rows) {
   auto by_time = [](const auto& a, const auto& b) { return a.second.median_s < b.second.median_s; };
+  if (rows.size() == 1) {
+    return fmt::format("Over {}, only {} ran ({} s per iteration): nothing to rank it against.",
+                       backend, rows[0].first, short_number(rows[0].second.median_s));
+  }
   const auto& best = *std::min_element(rows.begin(), rows.end(), by_time);
   const auto& worst = *std::max_element(rows.begin(), rows.end(), by_time);
   std::string ratio = short_number(worst.second.median_s / best.second.median_s);
