@@ -11,8 +11,9 @@ dtbench=$1 make_fixture=$2
 source "$(dirname "$0")/check.sh"
 "$make_fixture" "$work/data"
 printf 'localhost slots=4\n' >"$work/hosts"
-# The cell estimated at a day never fits the budget; the others are estimated high enough that
-# any machine meeting the README finishes them.
+# The cell estimated at a day never fits the budget, nor the one of 10^8 iterations, estimated
+# at 5 s but predicted at more than the budget; the others are estimated high enough that any
+# machine meeting the README finishes them.
 cat >"$work/study.json" <<'JSON'
 {"description": "study test", "repeat": 2, "until_within": 1000, "budget_s": 900,
  "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
@@ -25,6 +26,7 @@ cat >"$work/study.json" <<'JSON'
   {"phase": "accuracy", "group": "modes", "trace": false, "mode": "stale"},
   {"phase": "verify", "group": "sync_methods", "sync": ["ring_allreduce", "gather_scatter"]},
   {"phase": "verify", "group": "sync_methods", "sync": "allgather", "estimate_s": 86400},
+  {"phase": "verify", "group": "long", "sync": "allreduce", "max_iters": 100000000},
   {"phase": "verify", "group": "bucket_sweep", "sync": "bucketed", "bucket_mb": [0.01, 1]}]}
 JSON
 run=("$dtbench" run --hosts "$work/hosts" --matrix "$work/study.json" --data-dir "$work/data"
@@ -51,30 +53,33 @@ firsts = [out.index(s) for s in ("collectives/", "sync_methods/backend=mpi,eval=
           "global_batch=24,max_iters=12,model=lenet5,ranks=2,sync=allreduce", "modes/", "verify 1:")]
 assert firsts == sorted(firsts), firsts
 PY
-check "verify.json: every cell predicted, the fastest first, the day-long one not run" \
+check "verify.json: every cell predicted, the fastest first, the two long ones not run" \
   python3 - "$work/out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 cells = json.load(open(f"{out}/verify.json"))["cells"]
-assert len(cells) == 5, cells
+assert len(cells) == 6, cells
 times = [c["predicted_s"] for c in cells]
 assert all(t is not None and t > 0 for t in times), cells
 assert times == sorted(times), times
 for c in cells:
     ran = os.path.exists(f"{out}/{c['dir']}/rep-1/result.json")
-    assert ran == ("sync=allgather" not in c["dir"]), (c["dir"], ran)
+    long = "sync=allgather" in c["dir"] or c["dir"].startswith("experiments/long/")
+    assert ran == (not long), (c["dir"], ran)
+    if c["dir"].startswith("experiments/long/"):
+        assert c["estimate_s"] == c["predicted_s"] * 1e8, c
 PY
-check "the budget: the cell past it said, not run" \
-  grep -q "1 repetition not run within it" "$work/study.out"
+check "the budget: the cells past it said, not run" \
+  grep -q "2 repetitions not run within it" "$work/study.out"
 
 "$dtbench" report "$work/out" -o "$work/report/group.pdf" >"$work/report.out" 2>&1
 code=$?
 cat "$work/report.out"
 check "the report: exit 0 ($code)" test $code -eq 0 -a -s "$work/report/group.pdf"
 check "the answer page: the cells predicted, 4 measured beside their predictions" \
-  grep -q "The cost model predicted 5 cells from the compute and sweeps measured here, and the study measured 4 of them" "$work/report/report.md"
+  grep -q "The cost model predicted 6 cells from the compute and sweeps measured here, and the study measured 4 of them" "$work/report/report.md"
 check "the answer page: the cell the budget left, named" \
-  grep -q "The fastest predicted cell the budget left unmeasured: \`sync_methods/.*sync=allgather" "$work/report/report.md"
+  grep -Eq "The fastest predicted cell the budget left unmeasured: \`(sync_methods/.*sync=allgather|long/)" "$work/report/report.md"
 check "answer_study.csv: every cell, its prediction, the measured ones' times" python3 - "$work" <<'PY'
 import csv, json, sys
 work = sys.argv[1]
@@ -83,7 +88,7 @@ cells = json.load(open(f"{work}/out/verify.json"))["cells"]
 assert [r["experiment"] for r in rows] == [c["experiment"] for c in cells]
 for r, c in zip(rows, cells):
     assert abs(float(r["predicted_s"]) - c["predicted_s"]) <= 1e-9 * c["predicted_s"], (r, c)
-    assert (r["measured_s"] == "") == ("sync=allgather" in r["experiment"]), r
+    assert (r["measured_s"] == "") == ("sync=allgather" in r["experiment"] or r["experiment"].startswith("long/")), r
 PY
 
 "${run[@]}" >"$work/again.out" 2>&1

@@ -403,10 +403,17 @@ class Runner {
     std::vector<size_t> ordered;
     for (const VerifyChoice& c : order) {
       ordered.push_back(which.at(c.index));
+      // A cell's own prediction of its iterations, where longer than the matrix's estimate of
+      // the whole run, is what the budget weighs it by.
+      Experiment& e = matrix_.experiments[which.at(c.index)];
+      const double iterations = e.params.value("max_iters", 0.0);
+      if (!std::isnan(c.predicted_s) && iterations > 0)
+        e.estimate_s = std::max(e.estimate_s, c.predicted_s * iterations);
       list.push_back({{"experiment", cells.at(c.index).name},
                       {"dir", "experiments/" + cells.at(c.index).dir()},
                       {"predicted_s", std::isnan(c.predicted_s) ? nlohmann::json(nullptr)
                                                                 : nlohmann::json(c.predicted_s)},
+                      {"estimate_s", e.estimate_s},
                       {"basis", c.basis}});
       fmt::print("  verify {}: {} {}\n", list.size(), cells.at(c.index).name,
                  std::isnan(c.predicted_s) ? "(not predicted: " + c.basis + ")"
