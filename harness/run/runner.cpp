@@ -258,10 +258,8 @@ class Runner {
         verify(which, count);
       } else if (phase == "calibrate" || phase == "accuracy") {
         fixed_rounds(which, 1, count);
-      } else if (o_.within > 0) {
-        rounds_until_tight(which, count);
       } else {
-        fixed_rounds(which, repeat_, count);
+        repeated(which, count);
       }
     }
     if (interrupted()) {
@@ -435,11 +433,16 @@ class Runner {
       const std::vector<size_t> batch(ordered.begin() + static_cast<std::ptrdiff_t>(first),
                                       ordered.begin() + static_cast<std::ptrdiff_t>(std::min(
                                                             ordered.size(), first + kVerifyBatch)));
-      if (o_.within > 0) {
-        rounds_until_tight(batch, count);
-      } else {
-        fixed_rounds(batch, repeat_, count);
-      }
+      repeated(batch, count);
+    }
+  }
+
+  // Measured experiments: in rounds until tight under --until-within, else `repeat_` rounds.
+  void repeated(const std::vector<size_t>& which, std::map<std::string, int>& count) {
+    if (o_.within > 0) {
+      rounds_until_tight(which, count);
+    } else {
+      fixed_rounds(which, repeat_, count);
     }
   }
 

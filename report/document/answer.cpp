@@ -130,11 +130,15 @@ std::string study_cells(const SystemResults& s, Table& table) {
   table.columns = {"experiment", "predicted_s", "measured_s", "reps", "error", "basis"};
   std::vector<std::string> measured;
   const VerifiedCell* open = nullptr;
-  double largest = 0;
+  double largest = 0, low = 0, high = 0;
   int errors = 0;
   for (const VerifiedCell& c : cells) {
     const bool predicted = !std::isnan(c.predicted_s);
     const bool known = c.reps > 0;
+    if (predicted) {
+      low = low == 0 ? c.predicted_s : std::min(low, c.predicted_s);
+      high = std::max(high, c.predicted_s);
+    }
     using Cell = nlohmann::json;
     table.rows.push_back({c.experiment, predicted ? Cell(c.predicted_s) : Cell(""),
                           known ? Cell(c.measured_s) : Cell(""), c.reps,
@@ -160,12 +164,6 @@ std::string study_cells(const SystemResults& s, Table& table) {
       cells.size(), measured.size(),
       measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, "; ")));
   if (errors > 0) text += fmt::format(" Its largest error on them: {:.1f}%.", 100 * largest);
-  double low = 0, high = 0;
-  for (const VerifiedCell& c : cells) {
-    if (std::isnan(c.predicted_s)) continue;
-    low = low == 0 ? c.predicted_s : std::min(low, c.predicted_s);
-    high = std::max(high, c.predicted_s);
-  }
   if (low > 0) {
     text += fmt::format(
         " The predictions span {:.1f}% ({:.3f} s to {:.3f} s): the model ranks only cells it "

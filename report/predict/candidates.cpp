@@ -16,7 +16,6 @@
 #include "report/predict/model_inputs.h"
 #include "report/predict/predict.h"
 #include "report/read/select.h"
-#include "stats/stats.h"
 
 namespace dtbench {
 namespace {
@@ -132,13 +131,13 @@ std::vector<VerifiedCell> verified_cells(const SystemResults& s) {
                              : std::numeric_limits<double>::quiet_NaN();
       cell.basis = c.value("basis", "");
       const fs::path where = fs::path(dir) / c.value("dir", "");
-      double sum = 0;
-      for (const TrainRun& r : s.runs) {
-        if (fs::path(r.dir).parent_path() != where) continue;
-        sum += summarize(report::timed(r)).mean;
-        ++cell.reps;
-      }
-      cell.measured_s = cell.reps > 0 ? sum / cell.reps : std::numeric_limits<double>::quiet_NaN();
+      const auto run = std::find_if(s.runs.begin(), s.runs.end(), [&](const TrainRun& r) {
+        return fs::path(r.dir).parent_path() == where;
+      });
+      const std::vector<const TrainRun*> reps =
+          run == s.runs.end() ? std::vector<const TrainRun*>{} : report::repetitions(s, *run);
+      cell.reps = static_cast<int>(reps.size());
+      cell.measured_s = report::mean_of_repetitions(reps);
       cells.push_back(cell);
     }
   }

@@ -202,8 +202,7 @@ Prediction predict_system(const SystemResults& s) {
     const report::Repeated repeated = report::repeated_time(s, run);
     row.low_s = repeated.low_s;
     row.high_s = repeated.high_s;
-    for (const TrainRun* r : reps)
-      row.measured_s += summarize(report::timed(*r)).mean / reps.size();
+    row.measured_s = report::mean_of_repetitions(reps);
     row.predicted = model::predict(profile.profile, method, link.link);
     out.rows.push_back(row);
   }

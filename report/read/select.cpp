@@ -166,6 +166,13 @@ std::string evaluated_label(const std::vector<const TrainRun*>& runs) {
   return any ? "1" : "0";
 }
 
+double mean_of_repetitions(const std::vector<const TrainRun*>& reps) {
+  if (reps.empty()) return std::nan("");
+  double sum = 0;
+  for (const TrainRun* r : reps) sum += summarize(timed(*r)).mean;
+  return sum / static_cast<double>(reps.size());
+}
+
 double final_accuracy(const TrainRun& r) {
   const auto& e = r.record.evaluations;
   return e.empty() ? std::nan("") : e.back().accuracy;

@@ -31,6 +31,9 @@ std::vector<const TrainRun*> runs_with(const SystemResults& s, const std::string
                                        const std::string& model);
 // Every repetition of run's experiment, by repetition.
 std::vector<const TrainRun*> repetitions(const SystemResults& s, const TrainRun& run);
+// The mean over these repetitions of each one's mean iteration time (the timed window); NaN for
+// none.
+double mean_of_repetitions(const std::vector<const TrainRun*>& reps);
 Repeated repeated_time(const SystemResults& s, const TrainRun& run);
 // Median over the rounds both ran in of a's mean / b's mean; NaN without a common round.
 double ratio_within_rounds(const Repeated& a, const Repeated& b);
