@@ -251,7 +251,9 @@ void add_doctor(CLI::App& app, RunOptions& o, DoctorOptions& d) {
                    "Each link's message size in MiB (0: links not measured)")
       ->capture_default_str()
       ->check(non_negative());
-  doctor->add_option("--repeats", d.repeats, "Messages per direction of each link")
+  doctor
+      ->add_option("--repeats", d.repeats,
+                   "Messages per direction of each link (the fastest counts)")
       ->capture_default_str()
       ->check(positive());
 }

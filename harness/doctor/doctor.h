@@ -84,7 +84,7 @@ std::vector<Finding> judge_compute(
 
 struct DoctorOptions {
   double link_mb = 4;  // 0: the links are not measured (the preflight)
-  int repeats = 2;
+  int repeats = 3;     // messages per direction of each link; the fastest counts
   double timeout_s = 60;
 };
 
