@@ -40,6 +40,9 @@ int64_t iterations_for(int64_t bytes) {
   return std::clamp<int64_t>(256 * kMiB / std::max<int64_t>(bytes, 1), 5, 200);
 }
 
+// The operations a size takes at least when its time limit (--size-seconds) stops it.
+constexpr int64_t kLeastOperations = 3;
+
 // The distinct machines the ranks run on (by kernel boot id: the emulated cluster's namespaces
 // are one machine), whether this rank is the first on its own, and the distinct hosts (by host
 // name, as the training records name them: each namespace is a host).
@@ -59,7 +62,8 @@ Machines machines_of(Communicator& control) {
 }
 
 void measure(benchmark::State& state, const Collective& c, int64_t count, World& w,
-             const FaultPlan& faults) {
+             const Options& options) {
+  const FaultPlan& faults = options.faults;
   Communicator& comm = *w.comm;
   Buffers b = c.allocate(count, comm);
   c.fill(b, comm, -1);
@@ -72,12 +76,20 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   // One rank per machine also reads the machine's CPU time (the whole machine, kernel and its
   // network stack included) from before the barrier to after the one that follows the call:
   // reading it inside the timed region would delay this rank's start.
+  // A size stops early, after kLeastOperations, once its operations took --size-seconds on the
+  // slowest rank (on a slow link a 16 MiB gather and scatter takes seconds): every rank learns it
+  // from the same reduction, so all stop after the same operation.
   const Machines machines = machines_of(*w.control);
-  const int64_t operations = state.max_iterations;
-  std::vector<double> seconds(static_cast<size_t>(operations));
+  std::vector<double> seconds(static_cast<size_t>(iterations_for(count * kFloatBytes)));
   int64_t wrong = 0;
   double machine_cpu = 0;
-  for (int64_t i = 0; i < operations; ++i) {
+  double spent_s = 0;
+  int64_t operations = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(seconds.size()); ++i) {
+    if (options.size_seconds > 0 && i >= kLeastOperations &&
+        max_over_ranks(*w.control, spent_s) >= options.size_seconds) {
+      break;
+    }
     c.fill(b, comm, i);
     const double cpu0 = machines.reader ? read_machine_cpu().busy_s : 0;
     comm.barrier();
@@ -85,6 +97,8 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
     c.run(comm, b);
     seconds[i] = seconds_since(t0);
     comm.barrier();
+    spent_s += seconds[i];
+    ++operations;
     if (machines.reader) machine_cpu += read_machine_cpu().busy_s - cpu0;
     if (faults.at(FaultPoint::result_check, comm.rank()) == Fault::wrong) {
       // Wrong for every check: no closed form holds it, and the lossy hooks' results must be
@@ -93,11 +107,14 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
     }
     wrong += c.wrong(b, comm, i);
   }
+  seconds.resize(static_cast<size_t>(operations));
   max_over_ranks(*w.control, seconds);
   wrong = static_cast<int64_t>(sum_over_ranks(*w.control, static_cast<double>(wrong)));
   machine_cpu = sum_over_ranks(*w.control, machine_cpu) / static_cast<double>(machines.count);
-  size_t k = 0;
-  for (auto _ : state) state.SetIterationTime(seconds[k++]);
+  // One Google Benchmark iteration: the mean over the operations of the slowest rank's time.
+  const double mean_s =
+      std::accumulate(seconds.begin(), seconds.end(), 0.0) / static_cast<double>(operations);
+  for (auto _ : state) state.SetIterationTime(mean_s);
   const double bytes = static_cast<double>(count * kFloatBytes);
   using benchmark::Counter;
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
@@ -107,6 +124,7 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   state.counters["wrong"] = static_cast<double>(wrong);
   state.counters["bytes"] = bytes;
   state.counters["ranks"] = comm.size();
+  state.counters["operations"] = static_cast<double>(operations);
   state.counters["machine_cpu_s"] = machine_cpu / static_cast<double>(operations);
   state.counters["machines"] = machines.count;
   state.counters["hosts"] = machines.hosts;
@@ -182,9 +200,9 @@ void register_all(World& w, const Options& options) {
                               count * kFloatBytes, n, suffix);
       benchmark::RegisterBenchmark(name.c_str(),
                                    [&c, count = count, &w, &options](benchmark::State& s) {
-                                     measure(s, c, count, w, options.faults);
+                                     measure(s, c, count, w, options);
                                    })
-          ->Iterations(iterations_for(count * kFloatBytes))
+          ->Iterations(1)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
       // Right after the operation it is the reference for, so that the two run seconds apart

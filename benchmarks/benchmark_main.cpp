@@ -97,6 +97,11 @@ Options parse_options(int* argc, char** argv, const char* program) {
       ->check(non_negative());
   app.add_option("--trace", o.trace_dir,
                  "bench_train: write each benchmark's Chrome trace here, as <name>.json");
+  app.add_option("--size-seconds", o.size_seconds,
+                 "bench_collectives: a size's operations stop once they took this long on the "
+                 "slowest rank (after 3 at least; 0: no limit)")
+      ->capture_default_str()
+      ->check(non_negative());
   app.add_flag("--synthetic", o.synthetic,
                "bench_train: CIFAR-shaped random data instead of DATA_DIR (recorded)");
   std::string fault;

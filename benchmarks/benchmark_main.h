@@ -27,7 +27,8 @@ struct Options {
   std::string data_dir;
   int threads = 0;  // bench_train: intra-op threads per rank (0: the trainer's default)
   std::string hosts;
-  std::string trace_dir;  // bench_train: a Chrome trace per benchmark here (docs/traces.md)
+  std::string trace_dir;    // bench_train: a Chrome trace per benchmark here (docs/traces.md)
+  double size_seconds = 2;  // bench_collectives: a size's operations stop past it (0: never)
 };
 Options parse_options(int* argc, char** argv, const char* program);
 

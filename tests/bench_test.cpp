@@ -118,6 +118,20 @@ TEST(BenchCollectives, TwoRanksOverGloo) {
   expect_checked_results(run_bench(mpirun(2), "--backend gloo"), 2, "gloo");
 }
 
+// Sizes 16 and 4096 bytes take 200 operations each; with a time limit every rank has passed
+// after its first operation, every size stops at the same one, the third.
+TEST(BenchCollectives, ASizeStopsAtItsTimeLimitOnEveryRank) {
+  for (const auto& [limit, expected] : {std::pair{"0", 200}, std::pair{"1e-9", 3}}) {
+    BenchRun r = run_bench(mpirun(2), std::string("--backend mpi --size-seconds ") + limit);
+    expect_checked_results(r, 2, "mpi");
+    for (const auto& b : r.json["benchmarks"]) {
+      if (b.contains("machines")) {
+        EXPECT_EQ(b["operations"], expected) << b["name"] << " " << limit;
+      }
+    }
+  }
+}
+
 TEST(BenchCollectives, AWrongResultFailsTheRun) {
   BenchRun r = run_bench(mpirun(2), "--backend mpi --fault wrong");
   EXPECT_NE(r.code, 0);
