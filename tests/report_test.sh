@@ -12,12 +12,13 @@
 # PowerSGD gets to its final accuracy before float32), with COMPRESSION's LeNet-5 runs in one
 # directory, figure 18 with a row per model; DIAGNOSIS, the diagnosis matrix on the emulated
 # cluster with host 2 at 100 Mbit/s (results/reference/'s, copied), its Diagnosis naming the slowed rank
-# from the traces and that host from every run's start-up probe.
+# from the traces and that host from every run's start-up probe; STUDY, the study on that
+# cluster (results/reference/'s), its answer page naming that host beside the cells it verified.
 #   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL COMPRESSION_EPOCHS
-#          DIAGNOSIS
+#          DIAGNOSIS STUDY
 set -uo pipefail
 dtbench=$1 local=$2 netns=$3 overlap=$4 compression=$5 hierarchical=$6 compression_epochs=$7
-diagnosis=$8
+diagnosis=$8 study=$9
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
@@ -70,6 +71,13 @@ check "a diagnosis per system" test "$(grep -c "^## S[12] (" "$work/both/report.
 for part in Ranks Stragglers "Links between hosts" Overlap "Link efficiency" "The model"; do
   check "diagnosis: $part, for both systems" test "$(grep -c "^\*\*$part\.\*\*" "$work/both/report.md")" -eq 2
 done
+"$dtbench" report "$study" -o "$work/study/group.pdf" >/dev/null 2>&1
+check "the study on the emulated cluster: its answer page names the host at 100 Mbit/s" \
+  grep -q "^\*\*The diagnosis\*\* (below)\. .* dtb-n2 is slow in 23 of 23 probed runs" \
+  "$work/study/report.md"
+check "and compares the VGG-11 cell it verified with its prediction" \
+  grep -q "sync=c10d_ddp,trace=true\` 5.862 s against 5.022 s predicted (-14.3%)" \
+  "$work/study/report.md"
 "$dtbench" report "$diagnosis" -o "$work/diagnosis/group.pdf" >/dev/null 2>&1
 check "the answer page opens the report, its straggler from the diagnosis" \
   grep -q "^\*\*The diagnosis\*\* (below). allreduce (bottleneck_compute, rank 2 slowed by 50 ms): rank 2 computed longest" \
