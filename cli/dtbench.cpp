@@ -175,7 +175,7 @@ std::vector<VerifyChoice> order_by_prediction(const std::string& out_dir,
   try {
     const Results results = load_results({out_dir});
     for (const CandidateCell& c : order_candidates(results.systems.at(0), configs))
-      order.push_back({c.index, c.predicted_s, c.basis});
+      order.push_back({c.index, c.predicted_s, c.expected_s, c.basis});
   } catch (const UserError& e) {
     fmt::print("dtbench run: the verify phase in the matrix's order: {}\n", e.what());
   }

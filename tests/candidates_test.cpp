@@ -49,10 +49,17 @@ TEST(Candidates, WhatCannotBePredictedSaysWhy) {
   c.sync = "python_ddp";
   EXPECT_TRUE(std::isnan(predict_cell(s, c).predicted_s));
   EXPECT_EQ(predict_cell(s, c).basis, "python_ddp is not modelled");
+  // Its budget: c10d_ddp's prediction over Gloo, the reducer Python DDP runs.
+  TrainConfig reducer = c;
+  reducer.sync = "c10d_ddp";
+  reducer.backend = "gloo";
+  ASSERT_FALSE(std::isnan(predict_cell(s, reducer).predicted_s));
+  EXPECT_EQ(predict_cell(s, c).expected_s, predict_cell(s, reducer).predicted_s);
   c.sync = "allreduce";
   c.world_size = 8;
   EXPECT_TRUE(std::isnan(predict_cell(s, c).predicted_s));
   EXPECT_EQ(predict_cell(s, c).basis, "no run of vgg11 at batch 256 on 8 ranks");
+  EXPECT_TRUE(std::isnan(predict_cell(s, c).expected_s));
 }
 
 // The best two predicted first, fastest first; then what the model cannot predict (measured to

@@ -395,22 +395,27 @@ class Runner {
     std::vector<VerifyChoice> order = earlier_verify_order(cells);
     if (order.empty() && o_.order_verify) order = o_.order_verify(o_.out_dir, cells);
     if (order.empty()) {
-      for (size_t i = 0; i < cells.size(); ++i) order.push_back({i, std::nan(""), "no model"});
+      for (size_t i = 0; i < cells.size(); ++i) {
+        order.push_back({i, std::nan(""), std::nan(""), "no model"});
+      }
     }
     nlohmann::json list = nlohmann::json::array();
     std::vector<size_t> ordered;
     for (const VerifyChoice& c : order) {
       ordered.push_back(which.at(c.index));
-      // A cell's own prediction of its iterations, where longer than the matrix's estimate of
-      // the whole run, is what the budget weighs it by.
+      // A cell's expected iterations, where longer than the matrix's estimate of the whole run,
+      // are what the budget weighs it by.
       Experiment& e = matrix_.experiments[which.at(c.index)];
       const double iterations = e.params.value("max_iters", 0.0);
-      if (!std::isnan(c.predicted_s) && iterations > 0)
-        e.estimate_s = std::max(e.estimate_s, c.predicted_s * iterations);
+      if (!std::isnan(c.expected_s) && iterations > 0)
+        e.estimate_s = std::max(e.estimate_s, c.expected_s * iterations);
+      const auto number = [](double x) {
+        return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x);
+      };
       list.push_back({{"experiment", cells.at(c.index).name},
                       {"dir", "experiments/" + cells.at(c.index).dir()},
-                      {"predicted_s", std::isnan(c.predicted_s) ? nlohmann::json(nullptr)
-                                                                : nlohmann::json(c.predicted_s)},
+                      {"predicted_s", number(c.predicted_s)},
+                      {"expected_s", number(c.expected_s)},
                       {"estimate_s", e.estimate_s},
                       {"basis", c.basis}});
       fmt::print("  verify {}: {} {}\n", list.size(), cells.at(c.index).name,
@@ -458,9 +463,12 @@ class Runner {
       auto it = std::find_if(cells.begin(), cells.end(),
                              [&](const Experiment& e) { return e.name == name; });
       if (it == cells.end()) return {};
-      const nlohmann::json& predicted = c["predicted_s"];
-      order.push_back({static_cast<size_t>(it - cells.begin()),
-                       predicted.is_number() ? predicted.get<double>() : std::nan(""),
+      const auto number = [&c](const char* key) {
+        return c.contains(key) && c[key].is_number() ? c[key].get<double>() : std::nan("");
+      };
+      const double expected =
+          c.contains("expected_s") ? number("expected_s") : number("predicted_s");
+      order.push_back({static_cast<size_t>(it - cells.begin()), number("predicted_s"), expected,
                        c.value("basis", "")});
     }
     if (order.size() != cells.size()) return {};

@@ -26,7 +26,8 @@ namespace dtbench {
 // predicted iteration time (NaN: not predicted) and what that rests on.
 struct VerifyChoice {
   size_t index = 0;
-  double predicted_s = 0;
+  double predicted_s = 0;  // NaN: not predicted
+  double expected_s = 0;   // per iteration, what the budget weighs the cell by (NaN: the matrix's)
   std::string basis;
 };
 

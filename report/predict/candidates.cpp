@@ -65,6 +65,15 @@ std::vector<double> planned_buckets(const model::ComputeProfile& p, const TrainC
 CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c) {
   CandidateCell cell;
   cell.predicted_s = std::numeric_limits<double>::quiet_NaN();
+  cell.expected_s = cell.predicted_s;
+  if (c.sync == "python_ddp") {
+    TrainConfig reducer = c;
+    reducer.sync = "c10d_ddp";
+    reducer.backend = "gloo";
+    cell.expected_s = predict_cell(s, reducer).predicted_s;
+    cell.basis = "python_ddp is not modelled";
+    return cell;
+  }
   if (!model::modelled(c.sync)) {
     cell.basis = fmt::format("{} is not modelled", c.sync);
     return cell;
@@ -93,6 +102,7 @@ CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c) {
   model::Method method = setup.method;
   method.bucket_bytes = planned_buckets(compute.profile, c, setup.link.link);
   cell.predicted_s = model::predict(compute.profile, method, setup.link.link).total_s();
+  cell.expected_s = cell.predicted_s;
   cell.basis = fmt::format("{}; {} link: {}", compute.source, c.backend, setup.link.source);
   return cell;
 }

@@ -15,7 +15,10 @@ namespace dtbench {
 struct CandidateCell {
   size_t index = 0;        // in the candidates given
   double predicted_s = 0;  // NaN: not predicted (basis says why)
-  std::string basis;       // what the prediction rests on, or why there is none
+  // The iteration time a budget weighs the cell by: its prediction; for Python DDP, which is not
+  // modelled, c10d_ddp's over Gloo (the same reducer, same model, batch and ranks). NaN: none.
+  double expected_s = 0;
+  std::string basis;  // what the prediction rests on, or why there is none
 };
 
 // A training run's iteration time predicted from s without measuring it: c resolved (its
@@ -23,7 +26,7 @@ struct CandidateCell {
 // bucketed's from the measured ready times and the fitted link (the run plans from its own
 // start-up probe, which no prediction made before the run has), c10d_ddp's DDP's plan. NaN and why
 // when an input is missing (no traced blocking run of c's model, batch and ranks; no link for its
-// backend).
+// backend). Python DDP (c.sync "python_ddp") is not predicted; its expected_s is c10d_ddp's.
 CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c);
 
 // The order to measure candidates in: the `best` predicted fastest first, then those the model
