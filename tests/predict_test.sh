@@ -68,7 +68,7 @@ check "figure 19: bucketed against the best any bucket plan could reach, with an
   grep -Eq "from the best any bucket plan could reach here \([0-9.]+ s: .* and the CPU of what is sent during backward; [+-][0-9.]+% from [0-9.]+ s without that CPU\)" \
   "$work/report/report.md"
 check "the answer page: a bigger cluster from the compute measured here, the model's error beside" \
-  grep -Eq "^\*\*A bigger cluster\*\* \(predicted by the cost model, not measured\)\. With the compute of vgg11 measured here.* at 1 Gbit/s is [a-z_0-9]+ at 16 ranks \([0-9]+% scaling efficiency\).*Measured here: up to 4 ranks; the model's error on the 12 runs it predicted here: [0-9.]+% on average" \
+  grep -Eq "^\*\*A bigger cluster\*\* \(predicted by the cost model, not measured\)\. With the compute of vgg11 measured here.* at 1 Gbit/s is [a-z_0-9]+ at 16 ranks \([0-9]+% scaling efficiency\).*Measured here: up to 4 ranks; the model's error on the 12 runs it predicted here: [0-9.]+% on average, [0-9.]+% at most; validated up to 4 ranks on 4 hosts, where the model's error is [0-9.]+% on average" \
   "$work/report/report.md"
 check "the answer page's what-if: 3 rates x 3 rank counts x every method, one fastest exact each" \
   python3 -c '
@@ -156,6 +156,12 @@ check "what-if: the figure" test -s "$work/what-if/resnet50.pdf"
 check "what-if: VGG-11's compute measured in the results" \
   grep -q "compute measured in $model" "$work/v.out"
 check "what-if: 1024 ranks" grep -Eq "^bucketed +1024 +100 " "$work/v.out"
+# Validated where every run is 4 ranks on 4 hosts: its error there is dtbench predict's over all.
+mean_error=$("$dtbench" predict "$model" | sed -n 's/^accuracy: over [0-9]* predicted experiments, mean |error| \([0-9.]*%\), largest \([0-9.]*%\).*/\1 on average, \2 at most/p')
+check "what-if: validated up to the 4 hosts measured, with dtbench predict's error there ($mean_error)" \
+  grep -q "validated in $model up to 4 ranks on 4 hosts, where the model's error is $mean_error ([0-9]* runs); past 4 ranks (dashed) extrapolated" "$work/v.out"
+check "what-if: nothing measured, nothing validated" \
+  grep -q "not validated: no measured results given (--profile)" "$work/w.out"
 # ResNet-50 with VGG-11's measured compute scaled: forward and backward times the factor.
 "$dtbench" what-if --model resnet50 --profile "$model" --compute-scale 25 --ranks 8 \
   --gbit 10 >"$work/s.out" 2>&1

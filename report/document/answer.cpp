@@ -108,18 +108,20 @@ std::string bigger_cluster(const SystemResults& s, Table& table) {
   }
   int most_ranks = 0;
   for (const auto& r : s.runs) most_ranks = std::max(most_ranks, r.record.config.world_size);
-  const ModelAccuracy a = accuracy_of(prediction_of(s));
+  const Prediction& p = prediction_of(s);
+  const ModelAccuracy a = accuracy_of(p);
+  const ValidatedRange v = validated_range(p);
   text += fmt::format(". Measured here: up to {} ranks", most_ranks);
   text += a.experiments > 0
               ? fmt::format(
                     "; the model's error on the {} runs it predicted here: {:.1f}% on "
-                    "average, {:.1f}% at most (section 19)",
-                    a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error)
+                    "average, {:.1f}% at most; validated up to {} (section 19)",
+                    a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error, v.text())
               : "; the model's error is not measured in these results (section 19)";
   return text + fmt::format(
                     ". Past {} ranks and on other links these are extrapolations. "
                     "(`data/answer_what_if.csv`; `dtbench what-if` draws more.)\n\n",
-                    most_ranks);
+                    a.experiments > 0 ? v.ranks : most_ranks);
 }
 
 // A study's verify phase: the cells the model predicted, the measured ones against their

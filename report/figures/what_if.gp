@@ -1,6 +1,7 @@
 # dtbench what-if: scaling efficiency per method against ranks, one panel per link rate.
-# data: method,ranks,gbit,iteration_s,efficiency; rates: the link rates (Gbit/s); notes: the
-# assumptions, one per line, printed under the panels.
+# data: method,ranks,gbit,iteration_s,efficiency; rates: the link rates (Gbit/s); validated: the
+# most ranks the model was checked against a measurement (0: none), past which lines are dashed;
+# notes: the assumptions, one per line, printed under the panels.
 height = 13
 load figdir.'/common.gp'
 methods = 'gather_scatter ring_reduce allreduce bucketed fp16 powersgd topk local_sgd'
@@ -18,7 +19,14 @@ do for [i=1:panels] {
   if (i == 1) { set ylabel 'scaling efficiency (compute / iteration)' } else { unset ylabel; set format y '' }
   if (i > 1) { unset key }
   if (i == panels) { set label 1 notes at screen 0.02, screen 0.34 left font ',7' }
-  plot for [k=1:words(methods)] data using (strcol(1) eq word(methods, k) && abs($3 - rate) < 1e-9 ? $2 : NaN):5 \
-       skip 1 with linespoints lt k title word(methods, k)
+  if (validated > 0) {
+    set arrow 1 from validated, graph 0 to validated, graph 1 nohead dt 3 lc rgb 'gray40'
+    set label 2 sprintf('measured up to %g', validated) at validated, graph 0.97 left offset 0.3, 0 font ',7'
+  }
+  # Up to the validated ranks solid, past them dashed (with none validated, every line dashed).
+  plot for [k=1:words(methods)] data using (strcol(1) eq word(methods, k) && abs($3 - rate) < 1e-9 && $2 <= validated ? $2 : NaN):5 \
+       skip 1 with linespoints lt k title word(methods, k), \
+       for [k=1:words(methods)] data using (strcol(1) eq word(methods, k) && abs($3 - rate) < 1e-9 && $2 >= validated ? $2 : NaN):5 \
+       skip 1 with linespoints lt k dt 2 title (validated > 0 ? '' : word(methods, k))
 }
 unset multiplot

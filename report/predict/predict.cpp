@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -285,6 +286,39 @@ ModelAccuracy accuracy_of(const Prediction& p) {
     }
   }
   return a;
+}
+
+ValidatedRange validated_range(const Prediction& p) {
+  const auto size_of = [](const PredictedExperiment& r) {
+    std::set<std::string> hosts;
+    for (const auto& rank : r.run->record.ranks) hosts.insert(rank.host);
+    return std::pair{r.run->record.config.world_size,
+                     std::max<int>(1, static_cast<int>(hosts.size()))};
+  };
+  ValidatedRange v;
+  for (const auto& r : p.rows) {
+    const auto [ranks, hosts] = size_of(r);
+    if (std::pair{ranks, hosts} > std::pair{v.ranks, v.hosts}) v.ranks = ranks, v.hosts = hosts;
+  }
+  std::vector<double> errors;
+  for (const auto& r : p.rows) {
+    if (size_of(r) == std::pair{v.ranks, v.hosts}) errors.push_back(std::abs(r.error()));
+  }
+  v.experiments = static_cast<int>(errors.size());
+  if (!errors.empty()) {
+    v.mean_abs_error =
+        std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
+    v.largest_abs_error = *std::max_element(errors.begin(), errors.end());
+  }
+  return v;
+}
+
+std::string ValidatedRange::text() const {
+  return fmt::format(
+      "{} ranks on {} host{}, where the model's error is {:.1f}% on average, "
+      "{:.1f}% at most ({} run{})",
+      ranks, hosts, hosts == 1 ? "" : "s", 100 * mean_abs_error, 100 * largest_abs_error,
+      experiments, experiments == 1 ? "" : "s");
 }
 
 std::string swapped_text(const ModelAccuracy& a) {

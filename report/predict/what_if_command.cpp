@@ -12,6 +12,7 @@
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
 #include "report/predict/model_inputs.h"
+#include "report/predict/predict.h"
 #include "report/read/table.h"
 
 namespace dtbench {
@@ -69,18 +70,25 @@ model::ComputeProfile scaled_compute(const WhatIfOptions& o, const std::string& 
   return c;
 }
 
+// The results directory the compute is read from: --profile, else the default one where the
+// model (or the model scaled) is measured there and no compute is given; "" for none.
+std::string profile_dir_of(const WhatIfOptions& o) {
+  const bool scaled = !std::isnan(o.compute_scale);
+  if (o.profile_dir.empty() && std::isnan(o.backward_s) && (o.model == "vgg11" || scaled) &&
+      fs::is_directory(o.default_profile_dir)) {
+    return o.default_profile_dir;
+  }
+  return o.profile_dir;
+}
+
 // The compute: measured in profile_dir where it has the model (or scaled from another model
 // measured there), overridden by what is given.
 model::ComputeProfile compute_of(const WhatIfOptions& o, const std::vector<double>& bytes,
                                  std::vector<std::string>& assumptions) {
   model::ComputeProfile c;
   bool measured = false;
-  std::string dir = o.profile_dir;
+  const std::string dir = profile_dir_of(o);
   const bool scaled = !std::isnan(o.compute_scale);
-  if (dir.empty() && std::isnan(o.backward_s) && (o.model == "vgg11" || scaled) &&
-      fs::is_directory(o.default_profile_dir)) {
-    dir = o.default_profile_dir;
-  }
   if (scaled) {
     c = scaled_compute(o, dir, bytes, assumptions);
   } else if (!dir.empty()) {
@@ -143,6 +151,18 @@ int what_if_command(const WhatIfOptions& o) {
       "fp16, powersgd (rank 1, compressing from the first iteration), topk (1%) and local_sgd "
       "(averaging every 8 steps): what each sends, on bucketed's buckets; the CPU time of "
       "compressing is not modelled");
+  // How far the model is validated where the compute was measured: past it, extrapolated.
+  ValidatedRange validated;
+  if (const std::string dir = profile_dir_of(o); !dir.empty()) {
+    validated = validated_range(prediction_of(load_results({dir}).systems.front()));
+    assumptions.push_back(
+        validated.ranks > 0
+            ? fmt::format("validated in {} up to {}; past {} ranks (dashed) extrapolated", dir,
+                          validated.text(), validated.ranks)
+            : fmt::format("not validated: {} has no run the model predicts", dir));
+  } else {
+    assumptions.push_back("not validated: no measured results given (--profile)");
+  }
   const auto points = model::what_if(scenario);
   Table t;
   t.columns = {"method", "ranks", "gbit", "iteration_s", "efficiency"};
@@ -179,12 +199,13 @@ int what_if_command(const WhatIfOptions& o) {
   std::string rates;
   for (double g : o.gbits) rates += fmt::format("{:g} ", g);
   std::string output;
-  const int code =
-      run_captured({"gnuplot", "-e",
-                    fmt::format("figdir='{}'; data='{}'; out='{}'; rates='{}'; notes=\"{}\"",
-                                o.figures_dir, csv.string(), pdf.string(), rates, notes),
-                    (fs::path(o.figures_dir) / "what_if.gp").string()},
-                   &output);
+  const int code = run_captured(
+      {"gnuplot", "-e",
+       fmt::format("figdir='{}'; data='{}'; out='{}'; rates='{}'; validated={}; "
+                   "notes=\"{}\"",
+                   o.figures_dir, csv.string(), pdf.string(), rates, validated.ranks, notes),
+       (fs::path(o.figures_dir) / "what_if.gp").string()},
+      &output);
   require(code == 0, fmt::format("gnuplot what_if.gp failed (exit {}): {}", code,
                                  output.substr(0, output.find('\n'))));
   fmt::print("\n{} (data: {})\n", pdf.string(), csv.string());
