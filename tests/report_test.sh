@@ -76,7 +76,7 @@ check "the study on the emulated cluster: its answer page names the host at 100 
   grep -q "^\*\*The diagnosis\*\* (below)\. .* dtb-n2 is slow in 23 of 23 probed runs" \
   "$work/study/report.md"
 check "and compares the VGG-11 cell it verified with its prediction" \
-  grep -q "sync=c10d_ddp,trace=true\` 5.862 s against 5.022 s predicted (-14.3%)" \
+  grep -q "sync=c10d_ddp,trace=true\` 5.924 s against 5.094 s predicted (-14.0%)" \
   "$work/study/report.md"
 "$dtbench" report "$diagnosis" -o "$work/diagnosis/group.pdf" >/dev/null 2>&1
 check "the answer page opens the report, its straggler from the diagnosis" \
