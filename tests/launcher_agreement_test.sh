@@ -6,8 +6,9 @@
 # --mpi=pmix in an sbatch job. What holds on any machine is asserted: every rank of every launch
 # takes the same threads, found as 4 ranks sharing one machine's cores; the noise guard counts
 # the ranks' CPU as the experiment's own whoever started them; each launch's median iteration and
-# its forward + backward, medians over 3 repetitions, lie within 1.5x of the agent's (a fault of
-# the kind where srun's ranks took twice the threads was 35-200x). And `dtbench doctor` in an allocation times its compute
+# its forward + backward, medians over 3 repetitions, lie within 2x of the agent's (a fault of
+# the kind where srun's ranks took twice the threads was 35-200x; healthy launches have differed
+# by 1.51x in LeNet-5's 10 ms of compute). And `dtbench doctor` in an allocation times its compute
 # probe under srun and under mpirun, and does not find them apart. Own prefix and subnet.
 #   usage: launcher_agreement_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
@@ -94,10 +95,10 @@ for backend in mpi gloo; do
     check "$backend, $launcher: the ranks' CPU counted as the experiment's own" \
       python3 -c 'import json,sys; sys.exit(json.loads(sys.argv[1])["own_share"] < 0.5)' "${got[$launcher]}"
     for what in iteration_s compute_s; do
-      check "$backend, $launcher: $what within 1.5x of the agent's" python3 -c '
+      check "$backend, $launcher: $what within 2x of the agent's" python3 -c '
 import json, sys
 a, b = json.loads(sys.argv[1])[sys.argv[3]], json.loads(sys.argv[2])[sys.argv[3]]
-sys.exit(not (b <= 1.5 * a and a <= 1.5 * b))' "${got[agent]}" "${got[$launcher]}" $what
+sys.exit(not (b <= 2 * a and a <= 2 * b))' "${got[agent]}" "${got[$launcher]}" $what
     done
   done
 done
