@@ -150,22 +150,17 @@ int partner(int me, int round, int n) {
   return ((2 * round - me) % m + m) % m;
 }
 
-// The time of `repeats` sends of `bytes` from `from` to `to` (measured by the sender, up to the
+// The time of one send of the buffer from `from` to `to` (measured by the sender, up to the
 // receiver's one-byte acknowledgement).
-double one_way_s(int me, int from, int to, std::vector<char>& buffer, int repeats) {
+double one_way_s(int me, int from, int to, std::vector<char>& buffer) {
   char ack = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeats; ++i) {
-    if (me == from) {
-      MPI_Send(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, to, 0, MPI_COMM_WORLD);
-    } else {
-      MPI_Recv(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, from, 0, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
-    }
-  }
   if (me == from) {
+    MPI_Send(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, to, 0, MPI_COMM_WORLD);
     MPI_Recv(&ack, 1, MPI_CHAR, to, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
+    MPI_Recv(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, from, 0, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
     MPI_Send(&ack, 1, MPI_CHAR, from, 1, MPI_COMM_WORLD);
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -182,13 +177,13 @@ nlohmann::json measure_links(int rank, int size, double link_mb, int repeats) {
     if (peer >= size) continue;
     std::fprintf(stderr, "dtbench-probe: measuring %d <-> %d\n", rank, peer);
     std::vector<char> warm(1024);
-    one_way_s(rank, std::min(rank, peer), std::max(rank, peer), warm, 1);  // the connection
+    one_way_s(rank, std::min(rank, peer), std::max(rank, peer), warm);  // the connection
     for (int from : {std::min(rank, peer), std::max(rank, peer)}) {
       const int to = from == rank ? peer : rank;
       // The fastest of `repeats` messages: a moment when a rank was not scheduled (4 ranks on 2
       // cores, two pairs at once) slows one message, not the link.
       double best = std::numeric_limits<double>::infinity();
-      for (int i = 0; i < repeats; ++i) best = std::min(best, one_way_s(rank, from, to, buffer, 1));
+      for (int i = 0; i < repeats; ++i) best = std::min(best, one_way_s(rank, from, to, buffer));
       if (from == rank) {
         sent.push_back({{"to", to}, {"bytes_per_s", static_cast<double>(buffer.size()) / best}});
       }
