@@ -1,5 +1,7 @@
 #include "model/cost_model.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace dtbench::model {
@@ -51,15 +53,49 @@ Link link_of_ring_fit(int n, double alpha_s, double beta_s_per_byte) {
 }
 
 Line fit_line_relative(const std::vector<double>& x, const std::vector<double>& t) {
-  // Minimise sum w (alpha + beta x - t)^2 with w = 1/t^2: the 2x2 normal equations.
-  double sw = 0, sx = 0, sxx = 0, st = 0, sxt = 0;
-  for (size_t i = 0; i < x.size() && i < t.size(); ++i) {
-    const double w = 1.0 / (t[i] * t[i]);
-    sw += w, sx += w * x[i], sxx += w * x[i] * x[i], st += w * t[i], sxt += w * x[i] * t[i];
+  std::vector<double> w;
+  w.reserve(t.size());
+  for (double v : t) w.push_back(1.0 / (v * v));
+  const std::vector<double> c = fit_columns({std::vector<double>(x.size(), 1.0), x}, t, w);
+  return {c[0], c[1]};
+}
+
+std::vector<double> fit_columns(const std::vector<std::vector<double>>& columns,
+                                const std::vector<double>& t, const std::vector<double>& w) {
+  // The normal equations of the columns scaled to unit norm (so that a latency's column and a
+  // volume's compare), solved by elimination with partial pivoting.
+  const size_t k = columns.size(), n = std::min(t.size(), w.size());
+  std::vector<double> norm(k, 0.0);
+  for (size_t c = 0; c < k; ++c) {
+    for (size_t i = 0; i < n; ++i) norm[c] += w[i] * columns[c][i] * columns[c][i];
+    norm[c] = std::sqrt(norm[c]);
+    if (!(norm[c] > 0)) throw std::invalid_argument("a line needs two distinct sizes");
   }
-  const double det = sw * sxx - sx * sx;
-  if (!(det > 0)) throw std::invalid_argument("a line needs two distinct sizes");
-  return {(sxx * st - sx * sxt) / det, (sw * sxt - sx * st) / det};
+  std::vector<std::vector<double>> a(k, std::vector<double>(k + 1, 0.0));
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t r = 0; r < k; ++r) {
+      for (size_t c = 0; c < k; ++c) {
+        a[r][c] += w[i] * columns[r][i] * columns[c][i] / (norm[r] * norm[c]);
+      }
+      a[r][k] += w[i] * columns[r][i] * t[i] / norm[r];
+    }
+  }
+  for (size_t c = 0; c < k; ++c) {
+    size_t pivot = c;
+    for (size_t r = c + 1; r < k; ++r) {
+      if (std::abs(a[r][c]) > std::abs(a[pivot][c])) pivot = r;
+    }
+    std::swap(a[c], a[pivot]);
+    if (!(std::abs(a[c][c]) > 1e-9)) throw std::invalid_argument("a line needs two distinct sizes");
+    for (size_t r = 0; r < k; ++r) {
+      if (r == c) continue;
+      const double f = a[r][c] / a[c][c];
+      for (size_t j = c; j <= k; ++j) a[r][j] -= f * a[c][j];
+    }
+  }
+  std::vector<double> out(k);
+  for (size_t r = 0; r < k; ++r) out[r] = a[r][k] / a[r][r] / norm[r];
+  return out;
 }
 
 }  // namespace dtbench::model

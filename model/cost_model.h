@@ -47,6 +47,11 @@ struct Line {
 };
 Line fit_line_relative(const std::vector<double>& x, const std::vector<double>& t);
 
+// Least squares with no intercept: the coefficients c minimising sum_i w_i (sum_k c_k
+// columns[k][i] - t_i)^2. std::invalid_argument unless the columns are independent.
+std::vector<double> fit_columns(const std::vector<std::vector<double>>& columns,
+                                const std::vector<double>& t, const std::vector<double>& w);
+
 // A collective's time as a sweep measured it (bench_collectives): the times at the measured
 // sizes, straight lines between them, the last segment's slope beyond the largest and the first
 // size's time below the smallest. What a method that calls the collective pays for each tensor,

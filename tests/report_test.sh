@@ -62,8 +62,8 @@ PY
 check "figure 1: a backend with one method says so, without ranking it against itself" \
   grep -q "Over gloo, only c10d_ddp/gloo ran ([0-9.]* s per iteration): nothing to rank it against." \
   "$work/model/report.md"
-check "every section measured but the overlap engines, compression and the model (not in smoke)" \
-  test "$(grep -c "Not measured" "$work/both.txt")" -eq 4 -a \
+check "every section measured but the overlap engines, compression, the model and its extrapolation (not in smoke)" \
+  test "$(grep -c "Not measured" "$work/both.txt")" -eq 5 -a \
        "$(grep -A8 "15. Overlap engines" "$work/both.txt" | grep -c "Not measured")" -eq 1
 check "16 figures: every section's but those not measured in smoke" \
   test "$(ls "$work/both/figures" | wc -l)" -eq 16

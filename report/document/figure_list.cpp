@@ -83,6 +83,10 @@ const std::vector<FigureSpec>& figure_registry() {
        "Which rank sets the pace? Each rank's own iteration time (p50, p95, p99 over iterations "
        "1..39) per method, and the rank that is slowest.",
        "smoke, quick, standard", rank_pace},
+      {"fig21_extrapolation", "The model past its fitted size",
+       "Fitted on fewer ranks, does the cost model predict the runs on the most ranks here, and "
+       "how far is that from the same model fitted on those ranks themselves?",
+       "extrapolation (on the emulated cluster of 8 hosts)", extrapolation},
   };
   return registry;
 }

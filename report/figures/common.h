@@ -13,7 +13,7 @@ using Builder = FigureData(const SystemResults&, const std::vector<SystemResults
 Builder iteration_time, breakdown, collectives, bytes_moved, cpu_memory, bucket_sweep;
 Builder loss_accuracy, batch_size, epochs, modes, aggregate, bottleneck, scaling, allocator;
 Builder overlap_engines, cross_hardware, compression_time, compression_accuracy;
-Builder model_vs_measurement, rank_pace;
+Builder model_vs_measurement, rank_pace, extrapolation;
 
 double mb(double bytes);  // bytes -> MB (1e6)
 

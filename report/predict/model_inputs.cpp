@@ -149,13 +149,14 @@ std::function<double(double)> cpu_of(const CpuPoints& points) {
 
 }  // namespace
 
-CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
+CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run, int swept_ranks) {
   const TrainConfig& c = run.record.config;
+  const int swept = swept_ranks > 0 ? swept_ranks : static_cast<int>(c.world_size);
   CpuPoints points;
   std::string sweep;
   for (const auto& [op, backend] :
        {std::pair<std::string, std::string>{"iallreduce", c.backend}, {"allreduce", "gloo"}}) {
-    points = cpu_points(s, op, backend, c.world_size);
+    points = cpu_points(s, op, backend, swept);
     if (points.enough()) {
       sweep = fmt::format("{}'s {} sweep", backend == "mpi" ? "MPI" : "Gloo", op);
       break;
@@ -166,7 +167,9 @@ CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
   }
   const int cores = run.record.ranks.empty() ? 0 : run.record.ranks[0].usage.cores;
   const int threads = std::max(1, run.record.threads);
-  const int per_machine = c.world_size / points.machines;
+  // The run's ranks per machine: as the sweep placed its own, all on one machine or spread.
+  const int swept_per_machine = swept / points.machines;
+  const int per_machine = points.machines == 1 ? static_cast<int>(c.world_size) : swept_per_machine;
   if (cores < 1 || per_machine * threads < cores) {
     return {{},
             fmt::format("{} ranks of {} threads per machine leave cores free: "
@@ -177,12 +180,26 @@ CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run) {
   CpuEstimate e;
   e.cpu.cores = cores;
   e.cpu.machine_cpu_s = cpu_of(points);
+  std::string scaled;
+  if (swept != c.world_size) {
+    // A ring sends and receives 2(n-1)/n S per rank: what a machine's stack carries.
+    const auto carried = [](int n, int on_machine) { return on_machine * (n - 1.0) / n; };
+    const double ratio =
+        carried(static_cast<int>(c.world_size), per_machine) / carried(swept, swept_per_machine);
+    e.cpu.machine_cpu_s = [ratio, measured = e.cpu.machine_cpu_s](double b) {
+      return ratio * measured(b);
+    };
+    scaled = fmt::format(
+        "; swept on {} ranks, scaled by {:.2f} for the bytes {} ranks' rings carry through "
+        "each machine",
+        swept, ratio, c.world_size);
+  }
   e.source = fmt::format(
       "communication's CPU: {} ranks of {} threads fill each machine's {} cores; an allreduce "
       "costs a machine {:.3f} s of CPU per 10 MB ({}, {} sizes from 1 MiB; under it, {} sizes "
-      "measured)",
+      "measured{})",
       per_machine, threads, cores, line.alpha + line.beta * 1e7, sweep, points.bytes.size(),
-      points.small.bytes.size());
+      points.small.bytes.size(), scaled);
   return e;
 }
 
@@ -286,6 +303,12 @@ HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
 // drift apart between averagings). Median over them of each phase; ready times from their
 // traces.
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
+  const TrainConfig& c = r.record.config;
+  return compute_of(s, c.model, c.global_batch, c.world_size);
+}
+
+MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int64_t batch,
+                           int ranks) {
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
   TraceFacts ready;
@@ -293,9 +316,8 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   for (const auto& other : s.runs) {
     const TrainConfig& c = other.record.config;
     if (other.kind != "train" || c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync) ||
-        c.slow_rank >= 0 || !other.bottleneck_rate.empty() || c.model != r.record.config.model ||
-        c.global_batch != r.record.config.global_batch ||
-        c.world_size != r.record.config.world_size) {
+        c.slow_rank >= 0 || !other.bottleneck_rate.empty() || c.model != model ||
+        c.global_batch != batch || c.world_size != ranks) {
       continue;
     }
     ++runs;
@@ -325,7 +347,7 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
     p.ready_s.push_back(ready.sum[i] / ready.count[i] * p.backward_s);
   }
   p.straggler_s = summarize(ready.straggler_s).median;
-  for (const auto& parameter : model::builtin_parameters(r.record.config.model)) {
+  for (const auto& parameter : model::builtin_parameters(model)) {
     p.shapes.push_back(parameter.shape);
   }
   e.found = true;
@@ -334,8 +356,8 @@ MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
       "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces; the "
       "slowest rank ends its compute {:.3f} s after the ranks' mean (the median over their "
       "traces of the mean over iterations)",
-      r.record.config.model, r.record.config.world_size, r.record.config.global_batch, runs,
-      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
+      model, ranks, batch, runs, p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(),
+      p.straggler_s);
   return e;
 }
 

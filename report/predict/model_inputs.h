@@ -46,7 +46,9 @@ struct CpuEstimate {
   model::CommCpu cpu;
   std::string source;
 };
-CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run);
+// swept_ranks > 0: from the sweep on that many ranks (the model past the ranks measured),
+// scaled by what the run's rings carry through each machine against the sweep's.
+CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run, int swept_ranks = 0);
 
 // A lossy hook's bucket as the sweep of the hook on these ranks and backend measured it
 // (bench_collectives' fp16_hook, powersgd_hook, topk_hook: compressing, its collectives and
@@ -88,5 +90,7 @@ struct MeasuredCompute {
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model);
 // The compute of runs like r (model, batch, ranks) that do not overlap.
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r);
+MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int64_t batch,
+                           int ranks);
 
 }  // namespace dtbench

@@ -16,6 +16,7 @@
 
 #include "catalogue/methods.h"
 #include "record/record.h"
+#include "report/predict/extrapolation.h"
 #include "report/predict/link_efficiency.h"
 #include "report/read/select.h"
 #include "report/traces/run_trace.h"
@@ -96,12 +97,8 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
   }
   note(fmt::format("{} link: {}: latency {:.1f} us, rate {:.1f} MB/s", c.backend, out.link.source,
                    out.link.link.latency_s * 1e6, out.link.link.bytes_per_s / 1e6));
+  out.method = method_of(run);
   model::Method& method = out.method;
-  method.sync = c.sync;
-  method.ranks = static_cast<int>(c.world_size);
-  method.options = c.sync_options;
-  const size_t timed = report::timed(run).size();
-  if (timed > 0) method.last_iteration = kTimedFirst + static_cast<int64_t>(timed) - 1;
   method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
   const Engine engine = find_method(c.sync).engine;
   if (is_lossy(c.sync)) {
@@ -131,9 +128,43 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
     if (levels.leaders.found) out.link.link = levels.leaders.link;
     if (!levels.source.empty()) note(fmt::format("{}: {}", label, levels.source));
   }
-  for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
   out.found = true;
   return out;
+}
+
+model::Method method_of(const TrainRun& run) {
+  const TrainConfig& c = run.record.config;
+  model::Method method;
+  method.sync = c.sync;
+  method.ranks = static_cast<int>(c.world_size);
+  method.options = c.sync_options;
+  const size_t timed = report::timed(run).size();
+  if (timed > 0) method.last_iteration = kTimedFirst + static_cast<int64_t>(timed) - 1;
+  for (int64_t b : run.record.bucket_bytes) method.bucket_bytes.push_back(static_cast<double>(b));
+  return method;
+}
+
+PredictedExperiment measured_row(const SystemResults& s, const TrainRun& run,
+                                 const std::string& label) {
+  PredictedExperiment row;
+  auto reps = report::repetitions(s, run);
+  row.run = reps.empty() ? &run : reps[reps.size() / 2];
+  row.traced = &run;
+  row.reps = static_cast<int>(reps.size());
+  row.label = label;
+  row.lossy = is_lossy(run.record.config.sync);
+  if (find_method(run.record.config.sync).engine == Engine::bucketed) {
+    row.label += fmt::format(" {} MB", run.record.config.sync_options.bucket_mb);
+  }
+  if (!run.bottleneck_rate.empty()) {
+    row.label += fmt::format(" host {} at {}", run.bottleneck_host, run.bottleneck_rate);
+  }
+  row.measured = measured_of(reps);
+  const report::Repeated repeated = report::repeated_time(s, run);
+  row.low_s = repeated.low_s;
+  row.high_s = repeated.high_s;
+  row.measured_s = report::mean_of_repetitions(reps);
+  return row;
 }
 
 Prediction predict_system(const SystemResults& s) {
@@ -172,17 +203,10 @@ Prediction predict_system(const SystemResults& s) {
     }
     const model::Method& method = setup.method;
     const LinkEstimate& link = setup.link;
-    const SyncOptions& o = c.sync_options;
     const Engine engine = find_method(c.sync).engine;
     const bool sends_less = is_lossy(c.sync);
     (method.measured_cost ? swept : method.hook.seconds ? hook_swept : on_link).insert(label);
-    PredictedExperiment row;
-    auto reps = report::repetitions(s, run);
-    row.run = reps.empty() ? &run : reps[reps.size() / 2];
-    row.traced = &run;
-    row.reps = static_cast<int>(reps.size());
-    row.label = label;
-    row.lossy = sends_less;
+    PredictedExperiment row = measured_row(s, run, label);
     if (engine == Engine::local) {
       row.lossy_basis = "an allreduce of the parameters every H steps";
     } else if (sends_less) {
@@ -191,19 +215,10 @@ Prediction predict_system(const SystemResults& s) {
                             : "what it sends; the CPU time of compressing not modelled";
     }
     if (engine == Engine::bucketed) {
-      row.label += fmt::format(" {} MB", o.bucket_mb);
       row.best_s =
           model::best_iteration_s(profile.profile, c.world_size, link.link, method.comm_cpu);
       row.best_without_cpu_s = model::best_iteration_s(profile.profile, c.world_size, link.link);
     }
-    if (!run.bottleneck_rate.empty()) {
-      row.label += fmt::format(" host {} at {}", run.bottleneck_host, run.bottleneck_rate);
-    }
-    row.measured = measured_of(reps);
-    const report::Repeated repeated = report::repeated_time(s, run);
-    row.low_s = repeated.low_s;
-    row.high_s = repeated.high_s;
-    row.measured_s = report::mean_of_repetitions(reps);
     row.predicted = model::predict(profile.profile, method, link.link);
     out.rows.push_back(row);
   }
@@ -382,8 +397,17 @@ std::string prediction_text(const SystemResults& s) {
     text += fmt::format("  link efficiency: {}\n", link_efficiency_text(e));
   }
   if (p.rows.empty()) return text + "  no experiment could be predicted\n";
-  text += fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured", "predicted",
-                      "error", "phases, measured/predicted (s)");
+  text += rows_text(p);
+  for (const auto& r : p.rows) {
+    if (r.best_s > 0) text += best_text(r) + "\n";
+  }
+  return text + overlap_text(p) + accuracy_text(p, accuracy_of(p)) +
+         extrapolation_text(extrapolate_system(s));
+}
+
+std::string rows_text(const Prediction& p) {
+  std::string text = fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured",
+                                 "predicted", "error", "phases, measured/predicted (s)");
   for (const auto& r : p.rows) {
     const auto ms = values_of(r.measured), qs = values_of(r.predicted);
     std::string phases;
@@ -393,10 +417,7 @@ std::string prediction_text(const SystemResults& s) {
     text += fmt::format("{:<44} {:>9.3f}s {:>9.3f}s {:>+7.1f}%  {}\n", r.label, r.measured_s,
                         r.predicted.total_s(), 100 * r.error(), phases);
   }
-  for (const auto& r : p.rows) {
-    if (r.best_s > 0) text += best_text(r) + "\n";
-  }
-  return text + overlap_text(p) + accuracy_text(p, accuracy_of(p));
+  return text;
 }
 
 }  // namespace dtbench

@@ -65,6 +65,15 @@ struct MethodSetup {
 MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std::string& label,
                          const std::function<void(const std::string&)>& note);
 
+// The method of a run as its config and record say (its strategy, ranks, options, timed
+// iterations and buckets), without the model's inputs.
+model::Method method_of(const TrainRun& run);
+
+// A row for `run` with its measurement (the mean over its repetitions, each phase, its
+// interval), not yet predicted.
+PredictedExperiment measured_row(const SystemResults& s, const TrainRun& run,
+                                 const std::string& label);
+
 // Predicts every training experiment of s (warnings and the unmodelled are named in notes).
 Prediction predict_system(const SystemResults& s);
 
@@ -128,6 +137,10 @@ std::string accuracy_text(const Prediction& p, const ModelAccuracy& a);
 // How far a bucketed experiment is from the best any bucket plan could reach, as a sentence
 // (empty for the others).
 std::string best_text(const PredictedExperiment& r);
+
+// Each row's measured and predicted iteration time, its signed error and its phases, as a
+// table.
+std::string rows_text(const Prediction& p);
 
 // What dtbench predict prints for a system: its inputs and link efficiency, then per experiment
 // measured and predicted iteration time, the signed error, each phase measured/predicted, and

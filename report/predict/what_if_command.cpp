@@ -11,6 +11,7 @@
 #include "common/process.h"
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
+#include "report/predict/extrapolation.h"
 #include "report/predict/model_inputs.h"
 #include "report/predict/predict.h"
 #include "report/read/table.h"
@@ -154,12 +155,23 @@ int what_if_command(const WhatIfOptions& o) {
   // How far the model is validated where the compute was measured: past it, extrapolated.
   ValidatedRange validated;
   if (const std::string dir = profile_dir_of(o); !dir.empty()) {
-    validated = validated_range(prediction_of(load_results({dir}).systems.front()));
+    const SystemResults measured = load_results({dir}).systems.front();
+    validated = validated_range(prediction_of(measured));
     assumptions.push_back(
         validated.ranks > 0
             ? fmt::format("validated in {} up to {}; past {} ranks (dashed) extrapolated", dir,
                           validated.text(), validated.ranks)
             : fmt::format("not validated: {} has no run the model predicts", dir));
+    // Where the directory measured the model past the ranks it was fitted on, how far off.
+    const Extrapolation past = extrapolate_system(measured);
+    if (!past.prediction.rows.empty()) {
+      const ModelAccuracy a = accuracy_of(past.prediction);
+      assumptions.push_back(fmt::format(
+          "fitted there on {} ranks only, the model predicted its {} runs on {} ranks with a "
+          "mean |error| of {:.1f}%, {:.1f}% at most",
+          fmt::join(past.from, ", "), a.experiments, past.ranks, 100 * a.mean_abs_error,
+          100 * a.largest_abs_error));
+    }
   } else {
     assumptions.push_back("not validated: no measured results given (--profile)");
   }

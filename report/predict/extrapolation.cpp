@@ -1,0 +1,223 @@
+#include "report/predict/extrapolation.h"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "catalogue/methods.h"
+#include "model/extrapolate.h"
+#include "report/predict/model_inputs.h"
+#include "report/read/select.h"
+
+namespace dtbench {
+namespace {
+
+// How many ranks' threads each core of the run's machine carried (at least 1): 2 when 4
+// one-thread ranks share 2 cores.
+double core_share(const TrainRun& run) {
+  if (run.record.ranks.empty()) return 1;
+  const ThreadShare& t = run.record.ranks[0].threads;
+  const int threads = std::max(1, run.record.threads);
+  return std::max(1.0, static_cast<double>(t.ranks_sharing) * threads / std::max(1, t.cores));
+}
+
+// A training run of `model` on `ranks` ranks, blocking first (whose record the compute came
+// from); nullptr when there is none.
+const TrainRun* run_on(const SystemResults& s, const std::string& model, int ranks) {
+  const TrainRun* found = nullptr;
+  for (const auto& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind != "train" || c.model != model || c.world_size != ranks) continue;
+    if (found == nullptr || c.sync_options.mode == SyncMode::blocking) found = &r;
+    if (c.sync_options.mode == SyncMode::blocking) break;
+  }
+  return found;
+}
+
+struct Inputs {
+  bool found = false;
+  std::string why;
+  model::ComputeProfile compute;
+  std::string source;
+};
+
+Inputs compute_for(const SystemResults& s, const TrainRun& run, const std::vector<int>& from) {
+  const TrainConfig& c = run.record.config;
+  std::vector<model::ComputeAt> at;
+  std::vector<int> used;
+  for (int f : from) {
+    const MeasuredCompute m = compute_of(s, c.model, c.global_batch, f);
+    const TrainRun* like = run_on(s, c.model, f);
+    if (!m.found || like == nullptr) continue;
+    at.push_back({core_share(*like), static_cast<double>(c.global_batch) / f, m.profile});
+    used.push_back(f);
+  }
+  Inputs out;
+  const double share = core_share(run);
+  const double batch = static_cast<double>(c.global_batch) / c.world_size;
+  try {
+    out.compute = model::compute_at(at, share, batch);
+  } catch (const std::invalid_argument&) {
+    out.why = fmt::format("no traced blocking runs of {} (batch {}) on 2 rank counts below {}",
+                          c.model, c.global_batch, c.world_size);
+    return out;
+  }
+  std::vector<std::string> shares;
+  shares.reserve(at.size());
+  for (const auto& a : at) shares.push_back(fmt::format("{:g}", a.share));
+  out.found = true;
+  out.source = fmt::format(
+      "compute of {} on {} ranks (batch {:g} each, {:g} ranks' threads per core): each phase as "
+      "share x (a + b x batch) through the blocking runs on {} ranks ({} per core): forward "
+      "{:.4f} s, backward {:.4f} s, optimizer {:.4f} s, the slowest rank {:.4f} s after the mean",
+      c.model, c.world_size, batch, share, fmt::join(used, ", "), fmt::join(shares, ", "),
+      out.compute.forward_s, out.compute.backward_s, out.compute.optimizer_s,
+      out.compute.straggler_s);
+  return out;
+}
+
+struct StrategyLink {
+  model::FittedLink fitted;
+  std::string source;
+};
+
+// The link a strategy's own sweeps on the smaller rank counts show, read through its formula,
+// at the sizes the run sends as the model cuts them (its tensors, or its buckets): the
+// per-tensor strategies' collectives as predict composes them (measured_cost_of), the bucketed
+// engines' rings as the ring allreduce's sweep measured them. `share` holds each count's ranks'
+// threads per core.
+StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
+                               const model::ComputeProfile& compute,
+                               const std::map<int, double>& share) {
+  const TrainConfig& c = run.record.config;
+  const SyncMethod& method = find_method(c.sync);
+  const bool per_tensor = method.engine == Engine::per_tensor;
+  const std::string ring = c.backend == "gloo" ? "allreduce" : "ring_allreduce";
+  std::set<double> sizes;
+  for (const model::Bucket& b : model::buckets_of(compute, method_of(run))) sizes.insert(b.bytes);
+  // Small messages, for the latency: from 64 B (16 floats: an element for each of up to 16
+  // ranks, which a ring needs to take all its steps) to 256 B.
+  constexpr double kSmallest = 64, kSmall = 256;
+  const std::string& first = per_tensor ? method.priced_by.front().op : ring;
+  std::vector<model::SweepPoint> small, sent;
+  std::vector<int> used;
+  for (const auto& [f, f_share] : share) {
+    TrainConfig at = c;
+    at.world_size = f;
+    std::function<double(double)> cost = measured_cost_of(s, at, "");
+    const model::MeasuredCost sweep = sweep_of(s, first, c.backend, f);
+    if (!per_tensor && sweep.bytes.size() >= 2) {
+      cost = [sweep](double b) { return sweep.time(b); };
+    }
+    if (!cost) continue;
+    for (double bytes : sweep.bytes) {
+      if (bytes >= kSmallest && bytes <= kSmall) small.push_back({f, bytes, cost(bytes), f_share});
+    }
+    for (double bytes : sizes) sent.push_back({f, bytes, cost(bytes), f_share});
+    used.push_back(f);
+  }
+  StrategyLink out;
+  const std::string sync = c.sync;
+  out.fitted = model::fit_link_across(
+      small, sent, [per_tensor, sync](int n, double b, const model::Link& l) {
+        return per_tensor ? model::tensor_sync_s(sync, n, b, l) : model::ring_allreduce_s(n, b, l);
+      });
+  std::vector<std::string> ops;
+  for (const auto& call : method.priced_by) ops.push_back(call.op);
+  out.source = fmt::format(
+      "{}/{}: its formula fitted to the {} sweeps of {} on {} ranks: latency {:.1f} us per "
+      "step and {:.1f} us more for each rank more on a core, from messages of {:g} to {:g} B; rate "
+      "{:.2f} MB/s at {}",
+      c.sync, c.backend, c.backend == "mpi" ? "MPI" : "Gloo",
+      per_tensor ? fmt::format("{}", fmt::join(ops, " + ")) : ring, fmt::join(used, ", "),
+      out.fitted.link.latency_s * 1e6, out.fitted.latency_per_share_s * 1e6, kSmallest, kSmall,
+      out.fitted.link.bytes_per_s / 1e6, per_tensor ? "its tensors' sizes" : "its buckets' sizes");
+  return out;
+}
+
+}  // namespace
+
+Extrapolation extrapolate_system(const SystemResults& s) {
+  Extrapolation out;
+  std::set<int> counts;
+  for (const auto& r : s.runs) {
+    if (r.kind == "train") counts.insert(static_cast<int>(r.record.config.world_size));
+  }
+  if (counts.size() < 3) return out;
+  out.ranks = *counts.rbegin();
+  out.from.assign(counts.begin(), std::prev(counts.end()));
+  Prediction& p = out.prediction;
+  p.label = s.label;
+  std::set<std::string> done, noted;
+  auto note = [&](const std::string& text) {
+    if (noted.insert(text).second) p.notes.push_back(text);
+  };
+  std::map<std::tuple<std::string, int64_t>, Inputs> computes;
+  std::map<std::string, std::map<int, double>> shares;  // per model: each count's share
+  for (const auto& run : s.runs) {
+    const TrainConfig& c = run.record.config;
+    if (run.kind != "train" || c.world_size != out.ranks || !done.insert(run.name).second) {
+      continue;
+    }
+    const std::string label = report::engine_label(run);
+    const SyncMethod& method = find_method(c.sync);
+    if (!model::modelled(c.sync) || method.lossy || method.engine == Engine::local ||
+        method.priced_as == PricedAs::two_level || c.slow_rank >= 0 ||
+        !run.bottleneck_rate.empty()) {
+      note(fmt::format("{}: not extrapolated (only the exact methods, with every rank at speed)",
+                       label));
+      continue;
+    }
+    const auto key = std::make_tuple(c.model, c.global_batch);
+    auto known = computes.find(key);
+    if (known == computes.end()) known = computes.emplace(key, compute_for(s, run, out.from)).first;
+    const Inputs& compute = known->second;
+    if (!compute.found) {
+      note(fmt::format("{}: not extrapolated: {}", label, compute.why));
+      continue;
+    }
+    note(compute.source);
+    auto& share = shares[c.model];
+    if (share.empty()) {
+      for (int f : out.from) {
+        if (const TrainRun* like = run_on(s, c.model, f)) share[f] = core_share(*like);
+      }
+    }
+    const StrategyLink link = link_for_strategy(s, run, compute.compute, share);
+    if (!link.fitted.found) {
+      note(fmt::format("{}: not extrapolated: no sweeps of what it calls on {} ranks", label,
+                       fmt::join(out.from, ", ")));
+      continue;
+    }
+    note(link.source);
+    model::Method m = method_of(run);
+    if (c.sync_options.mode != SyncMode::blocking) {
+      for (auto f = out.from.rbegin(); f != out.from.rend() && !m.comm_cpu.machine_cpu_s; ++f) {
+        const CpuEstimate cpu = comm_cpu_for(s, run, *f);
+        if (cpu.cpu.machine_cpu_s || f + 1 == out.from.rend()) note(cpu.source);
+        m.comm_cpu = cpu.cpu;
+      }
+    }
+    PredictedExperiment row = measured_row(s, run, label);
+    row.predicted = model::predict(compute.compute, m, link.fitted.at(core_share(run)));
+    p.rows.push_back(row);
+  }
+  return out;
+}
+
+std::string extrapolation_text(const Extrapolation& e) {
+  if (e.ranks == 0) return "";
+  std::string text = fmt::format(
+      "\nPast the ranks fitted on: the runs on {} ranks predicted from those on {} ranks only\n",
+      e.ranks, fmt::join(e.from, ", "));
+  for (const auto& n : e.prediction.notes) text += fmt::format("  {}\n", n);
+  if (e.prediction.rows.empty()) return text + "  no experiment could be predicted\n";
+  return text + rows_text(e.prediction) + errors_sentence(accuracy_of(e.prediction)) + "\n";
+}
+
+}  // namespace dtbench

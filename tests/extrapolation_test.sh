@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The model past the ranks it was fitted on, on committed results of the extrapolation matrix
+# (RESULTS: LeNet-5 on 2, 4 and 8 hosts of the emulated cluster): dtbench predict predicts the
+# 8-rank runs from the 2- and 4-rank runs and sweeps only, each row's measured time recomputed
+# here from the raw samples and its error from the two times; with the 8-rank sweeps removed the
+# extrapolation is the same to the digit (it never read them), while the predictions from the
+# 8 ranks' own inputs change; the report shows figure 21; results on one rank count have no
+# extrapolation.
+#   usage: extrapolation_test.sh DTBENCH RESULTS ONE_RANK_COUNT
+set -uo pipefail
+dtbench=$1 results=$2 one=$3
+source "$(dirname "$0")/check.sh"
+py=/usr/bin/python3
+
+"$dtbench" predict "$results" >"$work/all.out" 2>&1
+code=$?
+cat "$work/all.out"
+check "predict: exit 0 ($code)" test $code -eq 0
+sed -n '/^Past the ranks fitted on/,$p' "$work/all.out" >"$work/past.out"
+check "the 8-rank runs predicted from the 2- and 4-rank ones" \
+  grep -q "the runs on 8 ranks predicted from those on 2, 4 ranks only" "$work/past.out"
+check "the compute from the blocking runs on 2 and 4 ranks" \
+  grep -q "compute of lenet5 on 8 ranks (batch 8 each, 4 ranks' threads per core).*through the blocking runs on 2, 4 ranks" "$work/past.out"
+check "each strategy's link fitted to its sweeps on 2 and 4 ranks" \
+  grep -q "gather_scatter/mpi: its formula fitted to the MPI sweeps of gather_scatter on 2, 4 ranks: latency" "$work/past.out"
+
+$py - "$results" "$work/past.out" <<'PY'
+import glob, json, os, re, statistics, sys
+results, out = sys.argv[1], open(sys.argv[2]).read()
+rows = re.findall(r"^(\S.*?)\s+(\d+\.\d{3})s\s+(\d+\.\d{3})s\s+([+-]\d+\.\d)%", out, re.M)
+measured = {}
+for result in glob.glob(os.path.join(results, "experiments/*/*/rep-*/result.json")):
+    r = json.load(open(result))
+    if "config" not in r or r["config"]["world_size"] != 8: continue
+    c = r["config"]
+    measured.setdefault((c["sync"], c["backend"]), []).append(
+        statistics.fmean(r["iterations"]["total_s"][1:40]))
+ok = len(rows) == len(measured) == 10
+for label, m, p, e in rows:
+    parts = label.split()[0].split("/")
+    sync, backend = parts[0], parts[1] if len(parts) > 1 else "mpi"
+    want = statistics.fmean(measured.get((sync, backend), [float("nan")]))
+    # The error from the two times as printed (3 decimals): within their rounding.
+    slack = 100 * 5e-4 * (1 + float(p) / float(m)) / float(m) + 0.1
+    good = abs(float(m) - want) < 6e-4 and abs(100 * (float(p) / float(m) - 1) - float(e)) < slack
+    print(f"{'ok' if good else 'WRONG'}: {label}: measured {m} (raw samples {want:.4f}), error {e}%")
+    ok = ok and good
+sys.exit(0 if ok else 1)
+PY
+check "10 runs on 8 ranks, each measured from the raw samples, with its signed error" test $? -eq 0
+
+# Without the 8-rank sweeps: the extrapolation unchanged, the 8 ranks' own predictions not.
+cp -r "$results" "$work/fewer"
+rm -r "$work"/fewer/experiments/collectives/*ranks=8*
+"$dtbench" predict "$work/fewer" >"$work/fewer.out" 2>&1
+sed -n '/^Past the ranks fitted on/,$p' "$work/fewer.out" >"$work/fewer-past.out"
+check "the 8-rank sweeps removed" test -z "$(ls -d "$work"/fewer/experiments/collectives/*ranks=8* 2>/dev/null)"
+check "without them the extrapolation is the same" cmp "$work/past.out" "$work/fewer-past.out"
+check "while the 8 ranks' own predictions change" \
+  bash -c "! cmp -s <(sed '/^Past the ranks/,\$d' '$work/all.out') <(sed '/^Past the ranks/,\$d' '$work/fewer.out')"
+
+"$dtbench" report "$results" -o "$work/report/group.pdf" >"$work/report.out" 2>&1
+code=$?
+check "report: exit 0 ($code)" test $code -eq 0
+check "figure 21: fitted on 2 and 4 ranks, predicting 8" \
+  grep -q "Fitted on 2, 4 ranks only, the model predicts the 10 runs on 8 ranks with mean |error|" "$work/report/report.md"
+
+"$dtbench" predict "$one" >"$work/one.out" 2>&1
+check "results on one rank count: predicted, no extrapolation" \
+  bash -c "grep -q 'mean |error|' '$work/one.out' && ! grep -q 'Past the ranks fitted on' '$work/one.out'"
+
+exit $status
