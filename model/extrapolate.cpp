@@ -68,9 +68,10 @@ FittedLink fit_link_across(const std::vector<SweepPoint>& small,
 
 namespace {
 
-std::array<double ComputeProfile::*, 5> fitted_parts() {
-  return {&ComputeProfile::data_s, &ComputeProfile::forward_s, &ComputeProfile::backward_s,
-          &ComputeProfile::optimizer_s, &ComputeProfile::straggler_s};
+std::array<double ComputeProfile::*, 6> fitted_parts() {
+  return {&ComputeProfile::data_s,      &ComputeProfile::forward_s,
+          &ComputeProfile::backward_s,  &ComputeProfile::optimizer_s,
+          &ComputeProfile::straggler_s, &ComputeProfile::spread_p95_s};
 }
 
 }  // namespace

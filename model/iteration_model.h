@@ -29,6 +29,9 @@ struct ComputeProfile {
   // them, every tensor counts as sent uncompressed.
   std::vector<std::vector<int64_t>> shapes;
   double straggler_s = 0;
+  // How much longer than the mean the 95th percentile iteration's compute is (the slowest
+  // rank's, per iteration): what the spread of an iteration's time is predicted from.
+  double spread_p95_s = 0;
 };
 
 // What communication asks of the CPU: the time one machine's cores spend per collective of B

@@ -27,27 +27,36 @@ check "each strategy's link fitted to its sweeps on 2 and 4 ranks" \
 $py - "$results" "$work/past.out" <<'PY'
 import glob, json, os, re, statistics, sys
 results, out = sys.argv[1], open(sys.argv[2]).read()
-rows = re.findall(r"^(\S.*?)\s+(\d+\.\d{3})s\s+(\d+\.\d{3})s\s+([+-]\d+\.\d)%", out, re.M)
-measured = {}
+rows = re.findall(r"^(\S.*?)\s+(\d+\.\d{3})s\s+(\d+\.\d{3})s\s+([+-]\d+\.\d)%\s+p95 (\d+\.\d{3})/", out, re.M)
+def percentile(values, q):  # numpy's default: linear between order statistics
+    v = sorted(values); k = (len(v) - 1) * q / 100; i = int(k)
+    return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
+measured, pooled = {}, {}
 for result in glob.glob(os.path.join(results, "experiments/*/*/rep-*/result.json")):
     r = json.load(open(result))
     if "config" not in r or r["config"]["world_size"] != 8: continue
     c = r["config"]
     measured.setdefault((c["sync"], c["backend"]), []).append(
         statistics.fmean(r["iterations"]["total_s"][1:40]))
+    pooled.setdefault((c["sync"], c["backend"]), []).extend(r["iterations"]["total_s"][1:40])
 ok = len(rows) == len(measured) == 10
-for label, m, p, e in rows:
+for label, m, p, e, p95 in rows:
     parts = label.split()[0].split("/")
     sync, backend = parts[0], parts[1] if len(parts) > 1 else "mpi"
     want = statistics.fmean(measured.get((sync, backend), [float("nan")]))
     # The error from the two times as printed (3 decimals): within their rounding.
     slack = 100 * 5e-4 * (1 + float(p) / float(m)) / float(m) + 0.1
-    good = abs(float(m) - want) < 6e-4 and abs(100 * (float(p) / float(m) - 1) - float(e)) < slack
-    print(f"{'ok' if good else 'WRONG'}: {label}: measured {m} (raw samples {want:.4f}), error {e}%")
+    want95 = percentile(pooled.get((sync, backend), [float("nan")]), 95)
+    good = abs(float(m) - want) < 6e-4 and abs(100 * (float(p) / float(m) - 1) - float(e)) < slack \
+        and abs(float(p95) - want95) < 6e-4
+    print(f"{'ok' if good else 'WRONG'}: {label}: measured {m} (raw samples {want:.4f}), error {e}%, "
+          f"p95 {p95} (raw samples {want95:.4f})")
     ok = ok and good
 sys.exit(0 if ok else 1)
 PY
-check "10 runs on 8 ranks, each measured from the raw samples, with its signed error" test $? -eq 0
+check "10 runs on 8 ranks, each measured (mean and p95) from the raw samples, with its signed error" test $? -eq 0
+check "the p95 predicted and its error stated" \
+  grep -Eq "^the 95th percentile iteration, predicted as the mean plus the compute's spread .*: mean \|error\| [0-9.]+%, largest [+-][0-9.]+% \(.*\), over 10 experiments" "$work/past.out"
 
 # Without the 8-rank sweeps: the extrapolation unchanged, the 8 ranks' own predictions not.
 cp -r "$results" "$work/fewer"

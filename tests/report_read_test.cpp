@@ -122,7 +122,7 @@ TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
     EXPECT_TRUE(ids.insert(f.id).second) << f.id;
     EXPECT_TRUE(std::filesystem::exists(kSource + "/report/figures/" + f.id + ".gp")) << f.id;
   }
-  EXPECT_EQ(ids.size(), 20u);
+  EXPECT_EQ(ids.size(), 21u);
 }
 
 }  // namespace

@@ -26,12 +26,14 @@ double target_of(const SystemResults& s) {
 
 FigureData model_vs_measurement(const SystemResults& s, const std::vector<SystemResults>&) {
   FigureData f;
-  f.table.columns = {"experiment", "measured_s",  "predicted_s",
-                     "error_pct",  "worst_phase", "worst_phase_difference_s"};
+  f.table.columns = {"experiment",     "measured_s",      "predicted_s",
+                     "error_pct",      "worst_phase",     "worst_phase_difference_s",
+                     "measured_p95_s", "predicted_p95_s", "p95_error_pct"};
   const Prediction& p = prediction_of(s);
   for (const auto& r : p.rows) {
     f.table.rows.push_back({r.label, r.measured_s, r.predicted.total_s(), 100 * r.error(),
-                            r.worst_phase(), r.worst_phase_difference_s()});
+                            r.worst_phase(), r.worst_phase_difference_s(), r.measured_p95_s,
+                            r.predicted_p95_s, 100 * r.p95_error()});
   }
   if (p.rows.empty()) return f;
   f.caption = fmt::format(
@@ -76,6 +78,9 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
   const ModelAccuracy a = accuracy_of(p);
   f.sentences.push_back(fmt::format("Judged as the best predictors are (dPRO, Proteus), {}; {}.",
                                     errors_sentence(a), ranking_sentence(p, a)));
+  if (const std::string p95 = p95_sentence(p); !p95.empty()) {
+    f.sentences.push_back(fmt::format("The spread: {}.", p95));
+  }
   std::vector<std::string> hidden;
   for (const auto& r : p.rows) {
     const OverlapShare& o = trace_of(*r.traced).overlap;

@@ -1,5 +1,6 @@
 # The cost model's iteration time against the measured one, with y = x.
-# data: experiment,measured_s,predicted_s,error_pct,worst_phase,worst_phase_difference_s
+# data: experiment,measured_s,predicted_s,error_pct,worst_phase,worst_phase_difference_s,
+#       measured_p95_s,predicted_p95_s,p95_error_pct
 height = 9
 load figdir.'/common.gp'
 set size ratio -1

@@ -74,10 +74,11 @@ Inputs compute_for(const SystemResults& s, const TrainRun& run, const std::vecto
   out.source = fmt::format(
       "compute of {} on {} ranks (batch {:g} each, {:g} ranks' threads per core): each phase as "
       "share x (a + b x batch) through the blocking runs on {} ranks ({} per core): forward "
-      "{:.4f} s, backward {:.4f} s, optimizer {:.4f} s, the slowest rank {:.4f} s after the mean",
+      "{:.4f} s, backward {:.4f} s, optimizer {:.4f} s, the slowest rank {:.4f} s after the mean, "
+      "the p95 iteration's compute {:.4f} s over it",
       c.model, c.world_size, batch, share, fmt::join(used, ", "), fmt::join(shares, ", "),
       out.compute.forward_s, out.compute.backward_s, out.compute.optimizer_s,
-      out.compute.straggler_s);
+      out.compute.straggler_s, out.compute.spread_p95_s);
   return out;
 }
 
@@ -205,6 +206,7 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     }
     PredictedExperiment row = measured_row(s, run, label);
     row.predicted = model::predict(compute.compute, m, link.fitted.at(core_share(run)));
+    row.predicted_p95_s = row.predicted.total_s() + compute.compute.spread_p95_s;
     p.rows.push_back(row);
   }
   return out;
@@ -217,7 +219,8 @@ std::string extrapolation_text(const Extrapolation& e) {
       e.ranks, fmt::join(e.from, ", "));
   for (const auto& n : e.prediction.notes) text += fmt::format("  {}\n", n);
   if (e.prediction.rows.empty()) return text + "  no experiment could be predicted\n";
-  return text + rows_text(e.prediction) + errors_sentence(accuracy_of(e.prediction)) + "\n";
+  return text + rows_text(e.prediction) + errors_sentence(accuracy_of(e.prediction)) + "\n" +
+         p95_sentence(e.prediction) + "\n";
 }
 
 }  // namespace dtbench

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "catalogue/methods.h"
@@ -298,6 +299,30 @@ HostLevels host_levels_for(const SystemResults& s, const TrainRun& run) {
   return h;
 }
 
+namespace {
+
+// Per timed iteration, the slowest rank's compute (every phase but sync, from the ranks' own
+// phase times); the 95th percentile's excess over the mean. 0 where the record has no per-rank
+// phases.
+double compute_spread_p95_s(const TrainRun& run) {
+  std::vector<double> slowest;
+  for (const auto& rank : run.record.ranks) {
+    std::vector<double> compute;
+    for (size_t p = 0; p < kPhaseCount; ++p) {
+      if (std::string_view(kPhaseNames[p]) == "sync") continue;
+      const std::vector<double> t = window(rank.phase_s[p], kTimedFirst, kTimedLast);
+      compute.resize(std::max(compute.size(), t.size()), 0.0);
+      for (size_t i = 0; i < t.size(); ++i) compute[i] += t[i];
+    }
+    slowest.resize(std::max(slowest.size(), compute.size()), 0.0);
+    for (size_t i = 0; i < compute.size(); ++i) slowest[i] = std::max(slowest[i], compute[i]);
+  }
+  if (slowest.empty()) return 0;
+  return std::max(0.0, percentile(slowest, 95) - summarize(slowest).mean);
+}
+
+}  // namespace
+
 // The compute of runs like r (model, batch, ranks) that do not overlap: blocking mode, no
 // slowed rank, no bottleneck, an exact method (local SGD, blocking by default, lets its ranks
 // drift apart between averagings). Median over them of each phase; ready times from their
@@ -311,6 +336,7 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
                            int ranks) {
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
+  std::vector<double> spread;
   TraceFacts ready;
   int runs = 0;
   for (const auto& other : s.runs) {
@@ -322,6 +348,7 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
     }
     ++runs;
     for (size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(report::phase_mean(other, i));
+    spread.push_back(compute_spread_p95_s(other));
     add_facts(trace_of(other).facts, ready);
   }
   if (runs == 0) {
@@ -347,6 +374,7 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
     p.ready_s.push_back(ready.sum[i] / ready.count[i] * p.backward_s);
   }
   p.straggler_s = summarize(ready.straggler_s).median;
+  p.spread_p95_s = summarize(spread).median;
   for (const auto& parameter : model::builtin_parameters(model)) {
     p.shapes.push_back(parameter.shape);
   }

@@ -164,6 +164,12 @@ PredictedExperiment measured_row(const SystemResults& s, const TrainRun& run,
   row.low_s = repeated.low_s;
   row.high_s = repeated.high_s;
   row.measured_s = report::mean_of_repetitions(reps);
+  std::vector<double> iterations;
+  for (const TrainRun* r : reps) {
+    const std::vector<double> t = report::timed(*r);
+    iterations.insert(iterations.end(), t.begin(), t.end());
+  }
+  row.measured_p95_s = iterations.empty() ? 0 : percentile(iterations, 95);
   return row;
 }
 
@@ -220,6 +226,7 @@ Prediction predict_system(const SystemResults& s) {
       row.best_without_cpu_s = model::best_iteration_s(profile.profile, c.world_size, link.link);
     }
     row.predicted = model::predict(profile.profile, method, link.link);
+    row.predicted_p95_s = row.predicted.total_s() + profile.profile.spread_p95_s;
     out.rows.push_back(row);
   }
   if (!swept.empty()) {
@@ -401,23 +408,45 @@ std::string prediction_text(const SystemResults& s) {
   for (const auto& r : p.rows) {
     if (r.best_s > 0) text += best_text(r) + "\n";
   }
-  return text + overlap_text(p) + accuracy_text(p, accuracy_of(p)) +
+  return text + overlap_text(p) + accuracy_text(p, accuracy_of(p)) + p95_sentence(p) + "\n" +
          extrapolation_text(extrapolate_system(s));
 }
 
 std::string rows_text(const Prediction& p) {
-  std::string text = fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {}\n", "experiment", "measured",
-                                 "predicted", "error", "phases, measured/predicted (s)");
+  std::string text =
+      fmt::format("\n{:<44} {:>10} {:>10} {:>8}  {:<21}  {}\n", "experiment", "measured",
+                  "predicted", "error", "p95 measured/predicted", "phases, measured/predicted (s)");
   for (const auto& r : p.rows) {
     const auto ms = values_of(r.measured), qs = values_of(r.predicted);
     std::string phases;
     for (size_t i = 1; i < kPhaseCount; ++i) {
       phases += fmt::format("{} {:.3f}/{:.3f}  ", kPhaseNames[i], ms[i], qs[i]);
     }
-    text += fmt::format("{:<44} {:>9.3f}s {:>9.3f}s {:>+7.1f}%  {}\n", r.label, r.measured_s,
-                        r.predicted.total_s(), 100 * r.error(), phases);
+    text +=
+        fmt::format("{:<44} {:>9.3f}s {:>9.3f}s {:>+7.1f}%  {:<21}  {}\n", r.label, r.measured_s,
+                    r.predicted.total_s(), 100 * r.error(),
+                    fmt::format("p95 {:.3f}/{:.3f}", r.measured_p95_s, r.predicted_p95_s), phases);
   }
   return text;
+}
+
+std::string p95_sentence(const Prediction& p) {
+  const PredictedExperiment* largest = nullptr;
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : p.rows) {
+    if (!(r.measured_p95_s > 0) || std::isnan(r.predicted_p95_s)) continue;
+    sum += std::abs(r.p95_error()), ++n;
+    if (largest == nullptr || std::abs(r.p95_error()) > std::abs(largest->p95_error())) {
+      largest = &r;
+    }
+  }
+  if (largest == nullptr) return "";
+  return fmt::format(
+      "the 95th percentile iteration, predicted as the mean plus the compute's spread (the "
+      "slowest rank's, in the blocking runs): mean |error| {:.1f}%, largest {:+.1f}% ({}), over "
+      "{} experiments",
+      100 * sum / n, 100 * largest->p95_error(), largest->label, n);
 }
 
 }  // namespace dtbench

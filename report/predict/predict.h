@@ -26,6 +26,10 @@ struct PredictedExperiment {
   double low_s = 0, high_s = 0;  // the interval the measurement is judged by (report::Repeated)
   model::Phases measured;        // the phases' means over the ranks, each the same mean
   model::Phases predicted;       // NaN total when not modelled
+  // The 95th percentile iteration: over the timed iterations of every repetition, and as the
+  // mean predicted plus the compute's spread (ComputeProfile::spread_p95_s).
+  double measured_p95_s = 0, predicted_p95_s = 0;
+  double p95_error() const { return predicted_p95_s / measured_p95_s - 1; }
   // bucketed engines: the best iteration any bucket plan could reach, with and without the
   // CPU communication takes from backward (model::best_iteration_s)
   double best_s = 0, best_without_cpu_s = 0;
@@ -138,9 +142,14 @@ std::string accuracy_text(const Prediction& p, const ModelAccuracy& a);
 // (empty for the others).
 std::string best_text(const PredictedExperiment& r);
 
-// Each row's measured and predicted iteration time, its signed error and its phases, as a
-// table.
+// Each row's measured and predicted iteration time, its signed error, its p95 measured and
+// predicted, and its phases, as a table.
 std::string rows_text(const Prediction& p);
+
+// The p95 iteration predicted: "the 95th percentile iteration, predicted as the mean plus the
+// compute's spread: mean |error| 6.1%, largest -21.0% (gather_scatter), over 10 experiments";
+// "" with no row.
+std::string p95_sentence(const Prediction& p);
 
 // What dtbench predict prints for a system: its inputs and link efficiency, then per experiment
 // measured and predicted iteration time, the signed error, each phase measured/predicted, and
