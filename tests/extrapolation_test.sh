@@ -55,6 +55,16 @@ for label, m, p, e, p95 in rows:
 sys.exit(0 if ok else 1)
 PY
 check "10 runs on 8 ranks, each measured (mean and p95) from the raw samples, with its signed error" test $? -eq 0
+check "each p95 predicted as the mean predicted plus the compute's spread" \
+  $py - "$work/past.out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+spread = float(re.search(r"the p95 iteration's compute ([0-9.]+) s over it", out).group(1))
+rows = re.findall(r"^\S.*?\s+\d+\.\d{3}s\s+(\d+\.\d{3})s\s+\S+%\s+p95 \d+\.\d{3}/(\d+\.\d{3})", out, re.M)
+assert len(rows) == 10 and spread > 0, (rows, spread)
+for mean, p95 in rows:
+    assert abs(float(p95) - float(mean) - spread) < 1.5e-3, (mean, p95, spread)
+PY
 check "the p95 predicted and its error stated" \
   grep -Eq "^the 95th percentile iteration, predicted as the mean plus the compute's spread .*: mean \|error\| [0-9.]+%, largest [+-][0-9.]+% \(.*\), over 10 experiments" "$work/past.out"
 
