@@ -43,21 +43,24 @@ struct Inputs {
   bool found = false;
   std::string why;
   model::ComputeProfile compute;
+  std::map<int, double> share;  // each smaller count with a run: its ranks' threads per core
   std::string source;
 };
 
 Inputs compute_for(const SystemResults& s, const TrainRun& run, const std::vector<int>& from) {
   const TrainConfig& c = run.record.config;
+  Inputs out;
   std::vector<model::ComputeAt> at;
   std::vector<int> used;
   for (int f : from) {
-    const MeasuredCompute m = compute_of(s, c.model, c.global_batch, f);
     const TrainRun* like = run_on(s, c.model, f);
-    if (!m.found || like == nullptr) continue;
-    at.push_back({core_share(*like), static_cast<double>(c.global_batch) / f, m.profile});
+    if (like == nullptr) continue;
+    out.share[f] = core_share(*like);
+    const MeasuredCompute m = compute_of(s, c.model, c.global_batch, f);
+    if (!m.found) continue;
+    at.push_back({out.share[f], static_cast<double>(c.global_batch) / f, m.profile});
     used.push_back(f);
   }
-  Inputs out;
   const double share = core_share(run);
   const double batch = static_cast<double>(c.global_batch) / c.world_size;
   try {
@@ -159,7 +162,6 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     if (noted.insert(text).second) p.notes.push_back(text);
   };
   std::map<std::tuple<std::string, int64_t>, Inputs> computes;
-  std::map<std::string, std::map<int, double>> shares;  // per model: each count's share
   for (const auto& run : s.runs) {
     const TrainConfig& c = run.record.config;
     if (run.kind != "train" || c.world_size != out.ranks || !done.insert(run.name).second) {
@@ -183,13 +185,7 @@ Extrapolation extrapolate_system(const SystemResults& s) {
       continue;
     }
     note(compute.source);
-    auto& share = shares[c.model];
-    if (share.empty()) {
-      for (int f : out.from) {
-        if (const TrainRun* like = run_on(s, c.model, f)) share[f] = core_share(*like);
-      }
-    }
-    const StrategyLink link = link_for_strategy(s, run, compute.compute, share);
+    const StrategyLink link = link_for_strategy(s, run, compute.compute, compute.share);
     if (!link.fitted.found) {
       note(fmt::format("{}: not extrapolated: no sweeps of what it calls on {} ranks", label,
                        fmt::join(out.from, ", ")));
