@@ -23,6 +23,7 @@
 #include "common/files.h"
 #include "common/main_guard.h"
 #include "report/document/document.h"
+#include "report/predict/against_grid.h"
 #include "report/predict/candidates.h"
 #include "report/predict/predict.h"
 #include "report/predict/what_if_command.h"
@@ -128,10 +129,15 @@ void add_report(CLI::App& app, ReportOptions& o) {
                    "compare a run with a reference made on the same kind of machine)");
 }
 
-void add_predict(CLI::App& app, std::vector<std::string>& dirs) {
+void add_predict(CLI::App& app, std::vector<std::string>& dirs, std::string& grid) {
   auto* predict = app.add_subcommand(
       "predict", "The cost model against results: each experiment predicted, with its error");
   predict->add_option("dirs", dirs, "Results directories (each predicted on its own)")->required();
+  predict
+      ->add_option("--grid", grid,
+                   "A grid measured apart (e.g. MATRIX=quick-answer): each directory's model "
+                   "predicts its experiments, held against what it measured")
+      ->check(CLI::ExistingDirectory);
 }
 
 void add_what_if(CLI::App& app, WhatIfOptions& w) {
@@ -182,13 +188,22 @@ std::vector<VerifyChoice> order_by_prediction(const std::string& out_dir,
   return order;
 }
 
-// Each directory on its own: its network and compute are the model's inputs.
-int predict_command(const std::vector<std::string>& dirs) {
+// Each directory on its own: its network and compute are the model's inputs; with a grid, what
+// they predict of the grid's experiments.
+int predict_command(const std::vector<std::string>& dirs, const std::string& grid_dir) {
+  const Results grid = grid_dir.empty() ? Results{} : load_results({grid_dir});
   for (const auto& dir : dirs) {
     Results results = load_results({dir});
     for (const auto& w : results.warnings) fmt::print(stderr, "dtbench predict: {}\n", w);
     for (const auto& system : results.systems) {
-      fmt::print("{}: {}", dir, prediction_text(system));
+      if (grid_dir.empty()) {
+        fmt::print("{}: {}", dir, prediction_text(system));
+        continue;
+      }
+      for (const auto& measured : grid.systems) {
+        fmt::print("{} against {}: {}", dir, grid_dir,
+                   against_grid_text(against_grid(system, measured)));
+      }
     }
   }
   return 0;
@@ -343,12 +358,13 @@ int main(int argc, char** argv) {
     report.report_dir = DTBENCH_SOURCE_DIR "/report";
     add_report(app, report);
     std::vector<std::string> predict_dirs;
+    std::string predict_grid;
     WhatIfOptions what_if;
     what_if.shapes_dir = DTBENCH_SOURCE_DIR "/model/shapes";
     what_if.figures_dir = DTBENCH_SOURCE_DIR "/report/figures";
     what_if.default_profile_dir =
         DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-xeon-vm";
-    add_predict(app, predict_dirs);
+    add_predict(app, predict_dirs, predict_grid);
     add_what_if(app, what_if);
     app.add_subcommand("methods", "Every synchronisation method: what moves, its modes (Markdown)");
     app.add_subcommand("matrices",
@@ -392,7 +408,7 @@ int main(int argc, char** argv) {
       fmt::print("dtbench report: {} figures; {}\n", figures, report.output);
       return 0;
     }
-    if (app.got_subcommand("predict")) return predict_command(predict_dirs);
+    if (app.got_subcommand("predict")) return predict_command(predict_dirs, predict_grid);
     if (app.got_subcommand("what-if")) return what_if_command(what_if);
     return cluster_command(*app.get_subcommand("cluster"), spec, cluster_args);
   });

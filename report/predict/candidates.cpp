@@ -43,6 +43,8 @@ std::vector<double> planned_buckets(const model::ComputeProfile& p, const TrainC
   if (find_method(c.sync).engine != Engine::bucketed &&
       find_method(c.sync).engine != Engine::hooked)
     return {};
+  // PyTorch's Reducer cuts DDP's plan, as the model does; it records none (bucket_bytes).
+  if (c.sync == "c10d_ddp") return {};
   std::vector<int64_t> bytes;  // in backward's order
   std::vector<double> ready;
   for (size_t i = p.tensor_bytes.size(); i-- > 0;) {
@@ -101,7 +103,9 @@ CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c) {
   }
   model::Method method = setup.method;
   method.bucket_bytes = planned_buckets(compute.profile, c, setup.link.link);
-  cell.predicted_s = model::predict(compute.profile, method, setup.link.link).total_s();
+  cell.phases = model::predict(compute.profile, method, setup.link.link);
+  cell.spread_p95_s = compute.profile.spread_p95_s;
+  cell.predicted_s = cell.phases.total_s();
   cell.expected_s = cell.predicted_s;
   cell.basis = fmt::format("{}; {} link: {}", compute.source, c.backend, setup.link.source);
   return cell;

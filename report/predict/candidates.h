@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/iteration_model.h"
 #include "record/config.h"
 #include "report/read/results.h"
 
@@ -18,7 +19,9 @@ struct CandidateCell {
   // The iteration time a budget weighs the cell by: its prediction; for Python DDP, which is not
   // modelled, c10d_ddp's over Gloo (the same reducer, same model, batch and ranks). NaN: none.
   double expected_s = 0;
-  std::string basis;  // what the prediction rests on, or why there is none
+  std::string basis;        // what the prediction rests on, or why there is none
+  model::Phases phases;     // the prediction phase by phase (predicted_s their total)
+  double spread_p95_s = 0;  // the compute's p95 spread (model::ComputeProfile::spread_p95_s)
 };
 
 // A training run's iteration time predicted from s without measuring it: c resolved (its
