@@ -3,16 +3,25 @@
 // latency and rate, the bytes each algorithm moves in each step, and when backward makes each
 // bucket's gradients ready. Small on purpose: every formula is one line a user can check by
 // hand against docs/strategies.md.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 namespace dtbench::model {
 
-// Hockney's model of one link: moving b bytes takes latency_s + b / bytes_per_s.
+// Hockney's model of one link: moving b bytes takes latency_s + b / bytes_per_s. A link shaped
+// by a token bucket (the emulated cluster's tc tbf: burst_bytes > 0) fills it while a step
+// waits its latency, and what the bucket holds goes at once: a step of b bytes takes
+// latency_s + max(0, b - min(burst_bytes, bytes_per_s x latency_s)) / bytes_per_s, from
+// max(latency, b / rate) when the bucket is deep to Hockney's sum without one.
 struct Link {
   double latency_s = 0;
   double bytes_per_s = 1;
-  double time(double bytes) const { return latency_s + bytes / bytes_per_s; }
+  double burst_bytes = 0;
+  double time(double bytes) const {
+    const double refilled = burst_bytes > 0 ? std::min(burst_bytes, bytes_per_s * latency_s) : 0;
+    return latency_s + std::max(0.0, bytes - refilled) / bytes_per_s;
+  }
 };
 
 // One collective of S bytes per rank over n ranks whose every link is `link` (full duplex, one

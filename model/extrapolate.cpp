@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
@@ -46,23 +47,52 @@ std::pair<double, double> latency_of(const std::vector<SweepPoint>& small,
 }  // namespace
 
 FittedLink fit_link_across(const std::vector<SweepPoint>& small,
-                           const std::vector<SweepPoint>& sent, const AlgorithmTime& time) {
+                           const std::vector<SweepPoint>& sent, const AlgorithmTime& time,
+                           double burst_bytes, bool relative) {
   FittedLink out;
   std::tie(out.link.latency_s, out.latency_per_share_s) = latency_of(small, time);
-  // The rate: what is left of each time once its steps' latency is off, over its volume term.
-  std::vector<double> volume, rest, ones;
+  out.link.burst_bytes = burst_bytes;
+  std::vector<SweepPoint> used;
   for (const SweepPoint& p : sent) {
-    const double v = time(p.ranks, p.bytes, {0, 1});
-    if (!(p.seconds > 0) || !(v > 0)) continue;
-    volume.push_back(v);
-    rest.push_back(p.seconds - time(p.ranks, 0, out.at(p.share)));
-    ones.push_back(1);
+    if (p.seconds > 0 && time(p.ranks, p.bytes, {0, 1}) > 0) used.push_back(p);
   }
-  if (volume.empty()) return out;
-  const double inverse_rate = fit_columns({volume}, rest, ones)[0];
-  if (!(inverse_rate > 0)) return out;
+  if (used.empty()) return out;
+  // The rate: least squares on seconds. Each time falls as the rate rises, so the sum of
+  // squares is searched over the rate's logarithm: a scan, then golden sections around the
+  // best. (Without a bucket the least squares has a closed form; with one a step's volume
+  // depends on the rate, through what the bucket refills while the step waits.)
+  const auto misfit = [&](double log_rate) {
+    double sum = 0;
+    for (const SweepPoint& p : used) {
+      Link link = out.at(p.share);
+      link.bytes_per_s = std::exp(log_rate);
+      const double d = (time(p.ranks, p.bytes, link) - p.seconds) / (relative ? p.seconds : 1);
+      sum += d * d;
+    }
+    return sum;
+  };
+  constexpr double kLow = 6.9, kHigh = 29.9;  // 1 kB/s to 10 TB/s
+  constexpr int kScan = 230;
+  double best = kLow;
+  for (int i = 0; i <= kScan; ++i) {
+    const double x = kLow + (kHigh - kLow) * i / kScan;
+    if (misfit(x) < misfit(best)) best = x;
+  }
+  const double step = (kHigh - kLow) / kScan;
+  double lo = std::max(kLow, best - step), hi = std::min(kHigh, best + step);
+  const double golden = (std::sqrt(5.0) - 1) / 2;
+  for (int i = 0; i < 100; ++i) {
+    const double a = hi - golden * (hi - lo), b = lo + golden * (hi - lo);
+    if (misfit(a) <= misfit(b)) {
+      hi = b;
+    } else {
+      lo = a;
+    }
+  }
+  const double rate = std::exp((lo + hi) / 2);
+  if (!(rate > std::exp(kLow)) || !(rate < std::exp(kHigh))) return out;
   out.found = true;
-  out.link.bytes_per_s = 1 / inverse_rate;
+  out.link.bytes_per_s = rate;
   return out;
 }
 

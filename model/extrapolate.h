@@ -29,7 +29,7 @@ struct FittedLink {
   Link link;  // at share 1
   double latency_per_share_s = 0;
   Link at(double share) const {
-    return {link.latency_s + latency_per_share_s * (share - 1), link.bytes_per_s};
+    return {link.latency_s + latency_per_share_s * (share - 1), link.bytes_per_s, link.burst_bytes};
   }
 };
 
@@ -37,10 +37,12 @@ struct FittedLink {
 // parameters are measured: the latency per step, and its growth with the share, from the
 // smallest messages (`small`: least squares on relative errors; a term that comes out
 // negative is left out and the rest refitted; with one share among them, no growth); then the
-// rate from the sizes that matter (`sent`: least squares on seconds, the latency's part taken
-// off). found = false without a positive rate.
+// rate from the sizes that matter (`sent`: least squares on seconds, or on relative errors so
+// that every size counts alike, with the latency fitted and the link's token bucket of
+// burst_bytes, 0 for none). found = false without a positive rate.
 FittedLink fit_link_across(const std::vector<SweepPoint>& small,
-                           const std::vector<SweepPoint>& sent, const AlgorithmTime& time);
+                           const std::vector<SweepPoint>& sent, const AlgorithmTime& time,
+                           double burst_bytes = 0, bool relative = false);
 
 // The compute measured on some rank count: each rank's batch, the share of a core its threads
 // had (its machine's ranks x threads / cores, at least 1: 2 when 4 one-thread ranks share 2

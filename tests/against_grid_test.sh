@@ -5,8 +5,8 @@
 # recomputed here from the grid's raw samples, its error from the two times, and Kendall's tau-b
 # over the methods and over every cell from the rows and the grid's repetitions (a pair tied
 # where their ranges overlap); the prediction of a method the study measured itself is the one
-# `dtbench predict STUDY` gives it; a study of another model predicts nothing of the grid, and
-# says why.
+# `dtbench predict STUDY` gives it; a study of another model, on another system, predicts nothing
+# of the grid, and says why and that the systems differ.
 #   usage: against_grid_test.sh DTBENCH STUDY GRID OTHER_STUDY
 set -uo pipefail
 dtbench=$1 study=$2 grid=$3 other=$4
@@ -18,6 +18,7 @@ code=$?
 cat "$work/grid.out"
 check "predict --grid: exit 0 ($code)" test $code -eq 0
 check "Python DDP named as not predicted" grep -q "^not predicted: python_ddp" "$work/grid.out"
+check "one system: no warning" bash -c "! grep -q '^warning' '$work/grid.out'"
 
 $py - "$grid" "$work/grid.out" <<'PY'
 import glob, json, os, re, statistics, sys
@@ -93,6 +94,9 @@ cat "$work/other.out"
 check "a study of another model: exit 0 ($code), nothing predicted and why" \
   grep -q "no experiment of the grid is predicted from the study" "$work/other.out"
 check "  ... each cell names what is missing" grep -q "^not predicted: allreduce.*no run of vgg11" \
+  "$work/other.out"
+check "  ... and that the two were measured on different systems" \
+  grep -q "^warning: measured on different systems (the study: .*netns-8.*; the grid: .*netns-4" \
   "$work/other.out"
 "$dtbench" predict "$study" --grid "$work/none" >"$work/none.out" 2>&1
 code=$?

@@ -23,6 +23,19 @@ TEST(CostModel, RingAllreduceIsTwoNMinusOneLatenciesAndTwoNMinusOneOverNOfTheByt
   EXPECT_NEAR(ring_allreduce_s(4, kVgg, kGigabit), 0.4428 + 6e-4, 1e-4);
 }
 
+TEST(CostModel, ATokenBucketHidesTheLatencyUnderTheTransfer) {
+  // 100 Mbit/s of payload (12 MB/s), a bucket of 32 KB, 1 ms per step: 12 KB refill while a
+  // step waits.
+  const Link shaped{1e-3, 12e6, 32e3};
+  const Link plain{1e-3, 12e6};
+  EXPECT_DOUBLE_EQ(shaped.time(6e3), 1e-3);                // what refilled covers it: the latency
+  EXPECT_DOUBLE_EQ(shaped.time(24e3), 24e3 / 12e6);        // past it: the rate, latency hidden
+  EXPECT_DOUBLE_EQ(plain.time(24e3), 1e-3 + 24e3 / 12e6);  // Hockney: the sum
+  // A wait longer than the bucket takes to fill refills only the bucket.
+  const Link slow{10e-3, 12e6, 32e3};
+  EXPECT_DOUBLE_EQ(slow.time(200e3), 10e-3 + (200e3 - 32e3) / 12e6);
+}
+
 TEST(CostModel, GatherScatterPutsTwoNMinusOneTimesTheBytesThroughRankZero) {
   for (int n : {2, 4, 16}) {
     EXPECT_NEAR(gather_scatter_s(n, kVgg, kGigabit),

@@ -47,6 +47,20 @@ TEST(Links, TheStatedRateKeepsTheBottleneckHostApart) {
             "the hosts file's 10gbit");
 }
 
+TEST(Links, TheEmulatedClustersLinksAreTokenBuckets) {
+  // What `cluster up` shapes with: 32 KiB at 100 Mbit/s, 2 ms of traffic at 1 Gbit/s.
+  EXPECT_EQ(tbf_burst_bytes(100e6), 32768);
+  EXPECT_EQ(tbf_burst_bytes(1e9), 250000);
+  ClusterSpec spec;
+  spec.rate = "1gbit";
+  spec.bottleneck_host = 2;
+  const StatedRate s = stated_rate(spec, "");
+  EXPECT_NEAR(s.link_burst_bytes, 250000.0 * 1448 / 1514, 1e-6);
+  EXPECT_NEAR(s.slowest_burst_bytes, 32768.0 * 1448 / 1514, 1e-6);
+  // A real cluster's links, as a hosts file states them: no bucket.
+  EXPECT_EQ(stated_rate(std::nullopt, "10gbit").link_burst_bytes, 0);
+}
+
 TEST(Links, AHostIsSlowWhenAllItsLinksAreUnderTheShare) {
   // Four hosts, every pair; host 1's links at 0.6 of the others' (under 0.7).
   std::vector<MeasuredLink> links;

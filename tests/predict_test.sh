@@ -121,7 +121,7 @@ check "hierarchical: exit 0 ($code), 2 ranks per host, the link within a host fi
   grep -Eq "^  hierarchical: 2 ranks per host; the link within a host: fitted to the mpi ring_allreduce sweep on 2 ranks of one machine \([0-9]+ sizes\): latency [0-9.]+ us, rate [0-9.]+ MB/s" \
   "$work/hierarchical.out"
 check "hierarchical: the leaders' ring on the link of the ring's sweep on 2 ranks, one per host" \
-  grep -Eq "; the leaders' ring: fitted to the mpi ring_allreduce sweep on 2 ranks, one per host \([0-9]+ sizes\): latency [0-9.]+ us, rate [0-9.]+ MB/s$" \
+  grep -Eq "; the leaders' ring: fitted to the mpi ring_allreduce sweep on 2 ranks, one per host \([0-9]+ sizes\)[^:;]*: latency [0-9.]+ us, rate [0-9.]+ MB/s$" \
   "$work/hierarchical.out"
 # Without the leaders' sweep: their ring on the link of the sweep on all 4 ranks, as said.
 cp -rs "$(realpath "$hierarchical")" "$work/no-leaders"

@@ -5,6 +5,7 @@
 // cost model all read these.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ namespace dtbench {
 double payload_bytes_per_s(double line_bits_per_s);
 double payload_bytes_per_s(const std::string& line_rate);
 
+// The emulated cluster's token bucket (tc tbf) for a link of this line rate: its burst in bytes on
+// the wire, at least 32 KiB (tbf needs a bucket of at least one MTU; about 2 ms of traffic keeps
+// the rate smooth at 1 Gbit/s). `cluster up` shapes with it; the cost model reads it back.
+int64_t tbf_burst_bytes(double line_bits_per_s);
+// That bucket as TCP payload, for a link of this line rate ("100mbit" -> 31.3e3).
+double burst_payload_bytes(const std::string& line_rate);
+
 // The rate stated for a cluster's links, as TCP payload: the emulated cluster's shaped rate, or
 // else the rate its hosts file writes (`#dtbench: links rate=10gbit`). A bottleneck host's links
 // are stated at its own rate: `slowest` is what a collective over every host waits for. 0 and ""
@@ -25,6 +33,10 @@ double payload_bytes_per_s(const std::string& line_rate);
 struct StatedRate {
   double link_bytes_per_s = 0;     // every link but a bottleneck host's
   double slowest_bytes_per_s = 0;  // the slowest link stated, a bottleneck host's if any
+  // The emulated cluster's links are token buckets: after an idle spell a link passes up to
+  // this much TCP payload at once, then its rate (tbf_burst_bytes). 0: a link with no bucket
+  // (a real cluster's, as a hosts file states it).
+  double link_burst_bytes = 0, slowest_burst_bytes = 0;
   std::string
       source;  // "the emulated cluster's 1gbit, host 2 at 100mbit", "the hosts file's 10gbit"
 };

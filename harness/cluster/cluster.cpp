@@ -16,6 +16,7 @@
 #include "cluster/node_files.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "common/links.h"
 #include "common/process.h"
 
 namespace dtbench {
@@ -71,9 +72,8 @@ bool is_off(const std::string& value) {
   return value.empty() || value == "none" || value == "0";
 }
 
-// tbf needs a bucket of at least one MTU; ~2 ms of traffic keeps the rate smooth at 1 Gbit/s.
 std::vector<std::string> tbf_args(double bits_per_s) {
-  auto bytes = static_cast<int64_t>(std::max(32768.0, bits_per_s / 8 * 0.002));
+  const int64_t bytes = tbf_burst_bytes(bits_per_s);
   int64_t limit = std::max<int64_t>(bytes * 16, 1 << 20);
   return {"tbf",
           "rate",

@@ -15,6 +15,7 @@ namespace dtbench {
 GridAgreement against_grid(const SystemResults& study, const SystemResults& grid) {
   GridAgreement g;
   g.all.label = grid.label;
+  if (study.label != grid.label) g.study_system = study.label, g.grid_system = grid.label;
   std::set<std::string> done;
   for (const TrainRun& run : grid.runs) {
     if ((run.kind != "train" && run.kind != "python_ddp") || !done.insert(run.name).second) {
@@ -41,6 +42,12 @@ std::string against_grid_text(const GridAgreement& g) {
   std::string text =
       "the study's model (its compute and sweeps only) against the grid's measurements, each the "
       "mean of its repetitions; noise: the range of the grid's repetitions\n";
+  if (!g.study_system.empty()) {
+    text += fmt::format(
+        "warning: measured on different systems (the study: {}; the grid: {}): the model is held "
+        "across them\n",
+        g.study_system, g.grid_system);
+  }
   if (!g.all.rows.empty()) {
     text += fmt::format("\n{:<36} {:>4} {:>17} {:>9} {:>9} {:>8}\n", "experiment", "reps",
                         "range (s)", "measured", "predicted", "error");

@@ -17,6 +17,9 @@ struct GridAgreement {
   // The same rows, one per method at its default bucket size (the methods' order).
   Prediction methods;
   std::vector<std::string> not_predicted;  // "python_ddp (max_iters=40,...): why"
+  // The two systems' labels where they differ (another machine, hosts or links): the model is
+  // then held across systems, not against its own; "" when they are the same.
+  std::string study_system, grid_system;
   static constexpr double kWithin = 0.10;  // every prediction within this of the grid
 };
 

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "catalogue/methods.h"
+#include "common/links.h"
 #include "model/extrapolate.h"
 #include "report/predict/model_inputs.h"
 #include "report/read/select.h"
@@ -127,20 +128,24 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   }
   StrategyLink out;
   const std::string sync = c.sync;
+  const double burst = stated_rate(s.system).link_burst_bytes;
   out.fitted = model::fit_link_across(
-      small, sent, [per_tensor, sync](int n, double b, const model::Link& l) {
+      small, sent,
+      [per_tensor, sync](int n, double b, const model::Link& l) {
         return per_tensor ? model::tensor_sync_s(sync, n, b, l) : model::ring_allreduce_s(n, b, l);
-      });
+      },
+      burst);
   std::vector<std::string> ops;
   for (const auto& call : method.priced_by) ops.push_back(call.op);
   out.source = fmt::format(
       "{}/{}: its formula fitted to the {} sweeps of {} on {} ranks: latency {:.1f} us per "
       "step and {:.1f} us more for each rank more on a core, from messages of {:g} to {:g} B; rate "
-      "{:.2f} MB/s at {}",
+      "{:.2f} MB/s at {}{}",
       c.sync, c.backend, c.backend == "mpi" ? "MPI" : "Gloo",
       per_tensor ? fmt::format("{}", fmt::join(ops, " + ")) : ring, fmt::join(used, ", "),
       out.fitted.link.latency_s * 1e6, out.fitted.latency_per_share_s * 1e6, kSmallest, kSmall,
-      out.fitted.link.bytes_per_s / 1e6, per_tensor ? "its tensors' sizes" : "its buckets' sizes");
+      out.fitted.link.bytes_per_s / 1e6, per_tensor ? "its tensors' sizes" : "its buckets' sizes",
+      burst > 0 ? fmt::format(", through the links' token bucket of {:.0f} KB", burst / 1e3) : "");
   return out;
 }
 

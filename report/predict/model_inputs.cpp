@@ -14,6 +14,7 @@
 #include "catalogue/methods.h"
 #include "common/links.h"
 #include "common/network_spec.h"
+#include "model/extrapolate.h"
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
 #include "record/record.h"
@@ -50,9 +51,31 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   return m;
 }
 
+namespace {
+
+// A ring's sweep read through a link with a token bucket (model::Link): the latency per step
+// from its smallest messages (64 to 256 B, under any bucket), the rate from 4 KiB up by least
+// squares on relative errors, every size counting alike (model::fit_link_across on one rank
+// count). Not found without both.
+model::FittedLink fitted_through_bucket(const model::MeasuredCost& sweep, int ranks, double burst) {
+  std::vector<model::SweepPoint> small, sent;
+  for (size_t i = 0; i < sweep.bytes.size(); ++i) {
+    const model::SweepPoint p{ranks, sweep.bytes[i], sweep.seconds[i], 1};
+    if (p.bytes >= 64 && p.bytes <= 256) small.push_back(p);
+    if (p.bytes >= 4096) sent.push_back(p);
+  }
+  if (small.empty() || sent.size() < 2) return {};
+  return model::fit_link_across(small, sent, model::ring_allreduce_s, burst, /*relative=*/true);
+}
+
+}  // namespace
+
 LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
                          int machines, int hosts) {
   LinkEstimate e;
+  // Ranks on one host do not cross the emulated cluster's token buckets; a ring over its hosts
+  // waits for the slowest link, a bottleneck host's, whose bucket is its own.
+  const double burst = hosts == 1 ? 0 : stated_rate(s.system).slowest_burst_bytes;
   for (const char* op : {"ring_allreduce", "allreduce"}) {
     if (e.found || (std::string(op) == "allreduce" && backend != "gloo")) continue;
     model::MeasuredCost sweep = sweep_of(s, op, backend, ranks, machines, hosts);
@@ -63,13 +86,24 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
       seconds.push_back(sweep.seconds[i]);
     }
     if (bytes.size() < 2) continue;
+    const std::string swept = fmt::format(
+        "fitted to the {} {} sweep on {} ranks{}{} ({} sizes)", backend, op, ranks,
+        machines == 1 ? " of one machine" : "", hosts > 1 ? ", one per host" : "", bytes.size());
+    const model::FittedLink through =
+        burst > 0 ? fitted_through_bucket(sweep, ranks, burst) : model::FittedLink{};
+    if (through.found) {
+      e.link = through.link;
+      e.found = true;
+      e.source =
+          fmt::format("{} through the links' token bucket of {:.0f} KB, its latency from 64-256 B",
+                      swept, burst / 1e3);
+      continue;
+    }
     model::Line line = model::fit_line_relative(bytes, seconds);
     if (!(line.beta > 0)) continue;
     e.link = model::link_of_ring_fit(ranks, std::max(0.0, line.alpha), line.beta);
     e.found = true;
-    e.source = fmt::format("fitted to the {} {} sweep on {} ranks{}{} ({} sizes)", backend, op,
-                           ranks, machines == 1 ? " of one machine" : "",
-                           hosts > 1 ? ", one per host" : "", bytes.size());
+    e.source = swept;
   }
   return e;
 }
@@ -87,6 +121,9 @@ LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ra
   }
   if (e.found && !bottleneck_rate.empty()) {
     e.link.bytes_per_s = std::min(e.link.bytes_per_s, payload_bytes_per_s(bottleneck_rate));
+    if (e.link.burst_bytes > 0) {
+      e.link.burst_bytes = std::min(e.link.burst_bytes, burst_payload_bytes(bottleneck_rate));
+    }
   }
   return e;
 }
