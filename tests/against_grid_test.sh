@@ -21,12 +21,12 @@ check "Python DDP named as not predicted" grep -q "^not predicted: python_ddp" "
 check "one system: no warning" bash -c "! grep -q '^warning' '$work/grid.out'"
 
 $py - "$grid" "$work/grid.out" <<'PY'
-import glob, json, os, re, statistics, sys
+import glob, gzip, json, os, re, statistics, sys
 grid, out = sys.argv[1], open(sys.argv[2]).read()
 rows = re.findall(r"^(\S.*?)\s+(\d+)\s+(\d+\.\d{4})-(\d+\.\d{4})\s+(\d+\.\d{4})s\s+(\d+\.\d{4})s\s+([+-]\d+\.\d)%$", out, re.M)
 reps = {}  # (sync, backend, bucket_mb) -> each repetition's mean of iterations 1..39
-for result in glob.glob(os.path.join(grid, "experiments/*/*/rep-*/result.json")):
-    r = json.load(open(result))
+for result in glob.glob(os.path.join(grid, "experiments/*/*/rep-*/result.json*")):
+    r = json.load(gzip.open(result) if result.endswith(".gz") else open(result))
     if r["config"]["sync"] == "python_ddp": continue  # not modelled
     c = r["config"]
     key = (c["sync"], c["backend"], c["bucket_mb"] if c["sync"] in ("bucketed",) else 25)

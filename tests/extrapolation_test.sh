@@ -25,15 +25,15 @@ check "each strategy's link fitted to its sweeps on 2 and 4 ranks" \
   grep -q "gather_scatter/mpi: its formula fitted to the MPI sweeps of gather_scatter on 2, 4 ranks: latency" "$work/past.out"
 
 $py - "$results" "$work/past.out" <<'PY'
-import glob, json, os, re, statistics, sys
+import glob, gzip, json, os, re, statistics, sys
 results, out = sys.argv[1], open(sys.argv[2]).read()
 rows = re.findall(r"^(\S.*?)\s+(\d+\.\d{3})s\s+(\d+\.\d{3})s\s+([+-]\d+\.\d)%\s+p95 (\d+\.\d{3})/", out, re.M)
 def percentile(values, q):  # numpy's default: linear between order statistics
     v = sorted(values); k = (len(v) - 1) * q / 100; i = int(k)
     return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
 measured, pooled = {}, {}
-for result in glob.glob(os.path.join(results, "experiments/*/*/rep-*/result.json")):
-    r = json.load(open(result))
+for result in glob.glob(os.path.join(results, "experiments/*/*/rep-*/result.json*")):
+    r = json.load(gzip.open(result) if result.endswith(".gz") else open(result))
     if "config" not in r or r["config"]["world_size"] != 8: continue
     c = r["config"]
     measured.setdefault((c["sync"], c["backend"]), []).append(

@@ -14,8 +14,12 @@ SPANS = {"data", "forward", "backward", "iteration"}
 
 
 def profiled(result_path):
+    """result_path: result.json, or result.json.gz beside it as committed results keep it."""
+    if not os.path.exists(result_path):
+        result_path += ".gz"
     try:
-        c = json.load(open(result_path))["config"]
+        with (gzip.open if result_path.endswith(".gz") else open)(result_path) as f:
+            c = json.load(f)["config"]
     except (OSError, KeyError, ValueError):
         return False
     return (c.get("mode") == "blocking" and c.get("sync") not in LOSSY

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
 #include "common/error.h"
+#include "common/files.h"
 #include "common/network_spec.h"
 #include "common/software_stack.h"
 
@@ -16,11 +16,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A JSON file, gzip-compressed or not (committed results keep result.json.gz).
 nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError("cannot read it");
+  std::string text;
   try {
-    return nlohmann::json::parse(in);
+    text = read_text_file(path.string());
+  } catch (const UserError&) {
+    throw UserError("cannot read it");
+  }
+  try {
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("not valid JSON ({})", first_line(e.what())));
   }
@@ -98,7 +103,9 @@ Conditions conditions_of(const nlohmann::json& status) {
 }
 
 void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
-  fs::path status_path = dir / "status.json", result_path = dir / "result.json";
+  const fs::path status_path = dir / "status.json";
+  const fs::path result_path =
+      fs::exists(dir / "result.json.gz") ? dir / "result.json.gz" : dir / "result.json";
   nlohmann::json status;
   try {
     status = read_json(status_path);
