@@ -73,10 +73,11 @@ FittedLink fit_link_across(const std::vector<SweepPoint>& small,
   };
   constexpr double kLow = 6.9, kHigh = 29.9;  // 1 kB/s to 10 TB/s
   constexpr int kScan = 230;
-  double best = kLow;
-  for (int i = 0; i <= kScan; ++i) {
+  double best = kLow, least = misfit(kLow);
+  for (int i = 1; i <= kScan; ++i) {
     const double x = kLow + (kHigh - kLow) * i / kScan;
-    if (misfit(x) < misfit(best)) best = x;
+    const double m = misfit(x);
+    if (m < least) best = x, least = m;
   }
   const double step = (kHigh - kLow) / kScan;
   double lo = std::max(kLow, best - step), hi = std::min(kHigh, best + step);

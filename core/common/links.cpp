@@ -26,16 +26,17 @@ double burst_payload_bytes(const std::string& line_rate) {
 
 StatedRate stated_rate(const std::optional<ClusterSpec>& cluster, const std::string& hosts_rate) {
   StatedRate out;
-  const auto burst = [](const std::string& rate) { return burst_payload_bytes(rate); };
   if (cluster) {
     if (cluster->rate.empty() || cluster->rate == "none") return out;
     out.link_bytes_per_s = payload_bytes_per_s(cluster->rate);
     out.slowest_bytes_per_s = out.link_bytes_per_s;
-    out.link_burst_bytes = out.slowest_burst_bytes = burst(cluster->rate);
+    out.link_burst_bytes = out.slowest_burst_bytes = burst_payload_bytes(cluster->rate);
     out.source = fmt::format("the emulated cluster's {}", cluster->rate);
     if (cluster->bottleneck_host >= 0) {
       const double slow = payload_bytes_per_s(cluster->bottleneck_rate);
-      if (slow < out.link_bytes_per_s) out.slowest_burst_bytes = burst(cluster->bottleneck_rate);
+      if (slow < out.link_bytes_per_s) {
+        out.slowest_burst_bytes = burst_payload_bytes(cluster->bottleneck_rate);
+      }
       out.slowest_bytes_per_s = std::min(out.link_bytes_per_s, slow);
       out.source +=
           fmt::format(", host {} at {}", cluster->bottleneck_host, cluster->bottleneck_rate);

@@ -15,7 +15,7 @@ namespace dtbench {
 GridAgreement against_grid(const SystemResults& study, const SystemResults& grid) {
   GridAgreement g;
   g.all.label = grid.label;
-  if (study.label != grid.label) g.study_system = study.label, g.grid_system = grid.label;
+  g.study_system = study.label;
   std::set<std::string> done;
   for (const TrainRun& run : grid.runs) {
     if ((run.kind != "train" && run.kind != "python_ddp") || !done.insert(run.name).second) {
@@ -42,22 +42,22 @@ std::string against_grid_text(const GridAgreement& g) {
   std::string text =
       "the study's model (its compute and sweeps only) against the grid's measurements, each the "
       "mean of its repetitions; noise: the range of the grid's repetitions\n";
-  if (!g.study_system.empty()) {
+  if (g.study_system != g.all.label) {
     text += fmt::format(
         "warning: measured on different systems (the study: {}; the grid: {}): the model is held "
         "across them\n",
-        g.study_system, g.grid_system);
+        g.study_system, g.all.label);
   }
   if (!g.all.rows.empty()) {
     text += fmt::format("\n{:<36} {:>4} {:>17} {:>9} {:>9} {:>8}\n", "experiment", "reps",
                         "range (s)", "measured", "predicted", "error");
+    for (const auto& r : g.all.rows) {
+      text += fmt::format("{:<36} {:>4} {:>8.4f}-{:<8.4f} {:>8.4f}s {:>8.4f}s {:>+7.1f}%\n",
+                          r.label, r.reps, r.low_s, r.high_s, r.measured_s, r.predicted.total_s(),
+                          100 * r.error());
+    }
+    text += "\nphase by phase:" + rows_text(g.all);
   }
-  for (const auto& r : g.all.rows) {
-    text += fmt::format("{:<36} {:>4} {:>8.4f}-{:<8.4f} {:>8.4f}s {:>8.4f}s {:>+7.1f}%\n", r.label,
-                        r.reps, r.low_s, r.high_s, r.measured_s, r.predicted.total_s(),
-                        100 * r.error());
-  }
-  if (!g.all.rows.empty()) text += "\nphase by phase:" + rows_text(g.all);
   for (const std::string& n : g.not_predicted) text += "not predicted: " + n + "\n";
   int within = 0;
   for (const auto& r : g.all.rows) within += std::abs(r.error()) <= GridAgreement::kWithin;

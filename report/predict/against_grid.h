@@ -17,9 +17,9 @@ struct GridAgreement {
   // The same rows, one per method at its default bucket size (the methods' order).
   Prediction methods;
   std::vector<std::string> not_predicted;  // "python_ddp (max_iters=40,...): why"
-  // The two systems' labels where they differ (another machine, hosts or links): the model is
-  // then held across systems, not against its own; "" when they are the same.
-  std::string study_system, grid_system;
+  // The study's system; where it is not the grid's (all.label: another machine, hosts or
+  // links), the model is held across systems, not against its own.
+  std::string study_system;
   static constexpr double kWithin = 0.10;  // every prediction within this of the grid
 };
 

@@ -10,7 +10,6 @@
 #include <tuple>
 
 #include "catalogue/methods.h"
-#include "common/links.h"
 #include "model/extrapolate.h"
 #include "report/predict/model_inputs.h"
 #include "report/read/select.h"
@@ -128,7 +127,7 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   }
   StrategyLink out;
   const std::string sync = c.sync;
-  const double burst = stated_rate(s.system).link_burst_bytes;
+  const double burst = bucket_between_hosts(s);
   out.fitted = model::fit_link_across(
       small, sent,
       [per_tensor, sync](int n, double b, const model::Link& l) {

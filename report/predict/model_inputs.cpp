@@ -70,12 +70,15 @@ model::FittedLink fitted_through_bucket(const model::MeasuredCost& sweep, int ra
 
 }  // namespace
 
+double bucket_between_hosts(const SystemResults& s) {
+  return stated_rate(s.system).slowest_burst_bytes;
+}
+
 LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
                          int machines, int hosts) {
   LinkEstimate e;
-  // Ranks on one host do not cross the emulated cluster's token buckets; a ring over its hosts
-  // waits for the slowest link, a bottleneck host's, whose bucket is its own.
-  const double burst = hosts == 1 ? 0 : stated_rate(s.system).slowest_burst_bytes;
+  // Ranks on one host do not cross the emulated cluster's token buckets.
+  const double burst = hosts == 1 ? 0 : bucket_between_hosts(s);
   for (const char* op : {"ring_allreduce", "allreduce"}) {
     if (e.found || (std::string(op) == "allreduce" && backend != "gloo")) continue;
     model::MeasuredCost sweep = sweep_of(s, op, backend, ranks, machines, hosts);

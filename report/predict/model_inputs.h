@@ -26,6 +26,10 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
                              const std::string& backend, int ranks, int machines = 0,
                              int hosts = 0);
 
+// The token bucket a ring over the system's hosts passes through (model::Link::burst_bytes):
+// the slowest link's, a bottleneck host's if any; 0 where the links have none.
+double bucket_between_hosts(const SystemResults& s);
+
 // The link a ring allreduce's sweep on these ranks (and machines or hosts, when > 0) shows, read
 // as a ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring
 // too), sizes from 4 KiB.

@@ -16,7 +16,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A JSON file, gzip-compressed or not (committed results keep result.json.gz).
+// A repetition's file as it is stored: NAME.gz where it was compressed (committed results keep
+// result.json.gz and trace.json.gz), else NAME.
+fs::path stored(const fs::path& dir, const std::string& name) {
+  const fs::path compressed = dir / (name + ".gz");
+  return fs::exists(compressed) ? compressed : dir / name;
+}
+
+// A JSON file, gzip-compressed or not.
 nlohmann::json read_json(const fs::path& path) {
   std::string text;
   try {
@@ -104,8 +111,7 @@ Conditions conditions_of(const nlohmann::json& status) {
 
 void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
   const fs::path status_path = dir / "status.json";
-  const fs::path result_path =
-      fs::exists(dir / "result.json.gz") ? dir / "result.json.gz" : dir / "result.json";
+  const fs::path result_path = stored(dir, "result.json");
   nlohmann::json status;
   try {
     status = read_json(status_path);
@@ -160,11 +166,8 @@ std::string directory_name(const std::string& dir) {
 
 std::string TrainRun::trace_file() const {
   if (dir.empty()) return "";
-  for (const char* name : {"trace.json.gz", "trace.json"}) {
-    const auto path = std::filesystem::path(dir) / name;
-    if (std::filesystem::exists(path)) return path.string();
-  }
-  return "";
+  const fs::path path = stored(dir, "trace.json");
+  return fs::exists(path) ? path.string() : "";
 }
 
 Results load_results(const std::vector<std::string>& dirs, bool each_directory) {
