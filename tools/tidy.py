@@ -58,6 +58,16 @@ def fingerprint(entry, salt):
     return h.hexdigest()
 
 
+def checks_salt(version_text, config):
+    """What the verdict depends on besides the file: clang-tidy's version line and the checks.
+    `clang-tidy --version` also prints the host's CPU ("Host CPU: znver3"), which differs from
+    machine to machine without changing a finding; salting with it would lint every file anew
+    on each machine."""
+    lines = version_text.decode(errors="replace").splitlines()
+    version = next((l.strip() for l in lines if "version" in l.lower()), "")
+    return version.encode() + b"\n" + config
+
+
 def lint(path, build):
     r = subprocess.run(["clang-tidy", "-p", build, "--quiet", path], capture_output=True, text=True)
     lines = [l for l in (r.stdout + r.stderr).splitlines()
@@ -86,7 +96,7 @@ def main():
         print(f"tidy: not in {build}/compile_commands.json: {', '.join(missing)}")
         return 2
     version = subprocess.run(["clang-tidy", "--version"], capture_output=True).stdout
-    salt = version + open(os.path.join(SOURCE, ".clang-tidy"), "rb").read()
+    salt = checks_salt(version, open(os.path.join(SOURCE, ".clang-tidy"), "rb").read())
     known = {}
     if os.path.exists(CLEAN_LIST):
         for line in open(CLEAN_LIST):
