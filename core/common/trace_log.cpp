@@ -19,37 +19,43 @@ double TraceLog::micros(Clock::time_point t) const {
   return std::chrono::duration<double, std::micro>(t - origin_).count();
 }
 
-nlohmann::json& TraceLog::add_locked(const std::string& name, const char* category, const char* ph,
-                                     Clock::time_point at, int track, nlohmann::json args) {
-  events_.push_back(
-      {{"name", name}, {"cat", category}, {"ph", ph}, {"ts", micros(at)}, {"tid", track}});
-  if (!args.is_null()) events_.back()["args"] = std::move(args);
-  return events_.back();
+TraceArgs::TraceArgs(std::initializer_list<std::pair<const char*, int64_t>> args) {
+  for (const auto& a : args) {
+    if (size_ < args_.size()) args_[size_++] = a;
+  }
 }
 
-void TraceLog::span(const std::string& name, const char* category, Clock::time_point begin,
-                    Clock::time_point end, nlohmann::json args) {
-  if (!recording_) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  add_locked(name, category, "X", begin, track_locked(), std::move(args))["dur"] =
-      micros(end) - micros(begin);
+nlohmann::json TraceArgs::json() const {
+  if (size_ == 0) return nullptr;
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < size_; ++i) j[args_[i].first] = args_[i].second;
+  return j;
 }
 
-void TraceLog::instant(const std::string& name, const char* category, Clock::time_point at,
-                       nlohmann::json args) {
-  if (!recording_) return;
+void TraceLog::reserve(size_t events) {
   std::lock_guard<std::mutex> lock(mutex_);
-  add_locked(name, category, "i", at, track_locked(), std::move(args))["s"] = "t";
+  events_.reserve(events);
 }
 
-void TraceLog::async_span(const std::string& name, const char* category, Clock::time_point begin,
-                          Clock::time_point end, nlohmann::json args) {
-  if (!recording_) return;
+void TraceLog::add(Event e) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const int64_t id = ++async_ids_;
-  const int track = track_locked();
-  add_locked(name, category, "b", begin, track, std::move(args))["id"] = id;
-  add_locked(name, category, "e", end, track, nullptr)["id"] = id;
+  e.track = track_locked();
+  events_.push_back(e);
+}
+
+void TraceLog::span(const char* name, const char* category, Clock::time_point begin,
+                    Clock::time_point end, TraceArgs args) {
+  if (recording_) add({name, category, Kind::span, 0, begin, end, args});
+}
+
+void TraceLog::instant(const char* name, const char* category, Clock::time_point at,
+                       TraceArgs args) {
+  if (recording_) add({name, category, Kind::instant, 0, at, at, args});
+}
+
+void TraceLog::async_span(const char* name, const char* category, Clock::time_point begin,
+                          Clock::time_point end, TraceArgs args) {
+  if (recording_) add({name, category, Kind::async, 0, begin, end, args});
 }
 
 nlohmann::json TraceLog::events(int rank) const {
@@ -72,9 +78,31 @@ nlohmann::json TraceLog::events(int rank) const {
                    {"tid", t},
                    {"args", {{"name", track_names_[t]}}}});
   }
-  for (nlohmann::json e : events_) {
-    e["pid"] = rank;
-    all.push_back(std::move(e));
+  int64_t async_id = 0;
+  for (const Event& e : events_) {
+    auto event = [&](const char* ph, Clock::time_point at, nlohmann::json args) {
+      nlohmann::json j = {{"name", e.name},   {"cat", e.category}, {"ph", ph},
+                          {"ts", micros(at)}, {"tid", e.track},    {"pid", rank}};
+      if (!args.is_null()) j["args"] = std::move(args);
+      return j;
+    };
+    switch (e.kind) {
+      case Kind::span:
+        all.push_back(event("X", e.begin, e.args.json()));
+        all.back()["dur"] = micros(e.end) - micros(e.begin);
+        break;
+      case Kind::instant:
+        all.push_back(event("i", e.begin, e.args.json()));
+        all.back()["s"] = "t";
+        break;
+      case Kind::async:
+        ++async_id;
+        all.push_back(event("b", e.begin, e.args.json()));
+        all.back()["id"] = async_id;
+        all.push_back(event("e", e.end, nullptr));
+        all.back()["id"] = async_id;
+        break;
+    }
   }
   return all;
 }

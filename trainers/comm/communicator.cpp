@@ -33,12 +33,11 @@ void check_buffer(const at::Tensor& t, const char* what) {
 // until a wait() or test() found it complete.
 class TracedRequest : public Request {
  public:
-  TracedRequest(std::unique_ptr<Request> inner, TraceLog* log, const char* name,
-                nlohmann::json args)
+  TracedRequest(std::unique_ptr<Request> inner, TraceLog* log, const char* name, TraceArgs args)
       : inner_(std::move(inner)),
         log_(log),
         name_(name),
-        args_(std::move(args)),
+        args_(args),
         begin_(TraceLog::Clock::now()) {}
   void wait() override {
     inner_->wait();
@@ -57,13 +56,13 @@ class TracedRequest : public Request {
   void done() {
     if (log_ == nullptr) return;
     const auto end = inner_->completed_at().value_or(TraceLog::Clock::now());
-    log_->async_span(name_, "comm", begin_, std::max(begin_, end), std::move(args_));
+    log_->async_span(name_, "comm", begin_, std::max(begin_, end), args_);
     log_ = nullptr;
   }
   std::unique_ptr<Request> inner_;
   TraceLog* log_;
   const char* name_;
-  nlohmann::json args_;
+  TraceArgs args_;
   TraceLog::Clock::time_point begin_;
 };
 
@@ -78,7 +77,7 @@ std::unique_ptr<Request> Communicator::traced(std::unique_ptr<Request> request, 
                                               int64_t bytes) const {
   if (!trace_ || !trace_->recording()) return request;
   return std::make_unique<TracedRequest>(std::move(request), trace_.get(), name,
-                                         nlohmann::json{{"bytes", bytes}, {"ranks", size()}});
+                                         TraceArgs{{"bytes", bytes}, {"ranks", size()}});
 }
 
 // Payload accounting (docs/communicators.md): what this rank must hand over so that the others

@@ -125,7 +125,7 @@ Trainer::Trainer(TrainConfig config, TrainData data, Communicator& comm, std::FI
     comm_.trace_into(trace_);
     trace_hooks_.add(model_->parameters(), [log = trace_.get()](size_t i, const at::Tensor& g) {
       log->instant("gradient ready", "backward", TraceLog::Clock::now(),
-                   {{"parameter", i}, {"bytes", g.numel() * g.element_size()}});
+                   {{"parameter", static_cast<int64_t>(i)}, {"bytes", g.nbytes()}});
     });
   }
   sync_ = make_sync(config_.sync, config_.sync_options);
