@@ -32,11 +32,6 @@ nlohmann::json TraceArgs::json() const {
   return j;
 }
 
-void TraceLog::reserve(size_t events) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  events_.reserve(events);
-}
-
 void TraceLog::add(Event e) {
   std::lock_guard<std::mutex> lock(mutex_);
   e.track = track_locked();

@@ -42,10 +42,9 @@ class TraceLog {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Events the storage holds before it grows (an allocation during training); reserve() more.
+  // Events the storage holds before it grows (an allocation during training).
   static constexpr size_t kReservedEvents = 1 << 16;
   TraceLog() { events_.reserve(kReservedEvents); }
-  void reserve(size_t events);
 
   // Times are microseconds since this origin: the trainer sets it just after a barrier, so
   // that the ranks' tracks line up to within the barrier's skew.
