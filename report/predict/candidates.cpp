@@ -86,7 +86,7 @@ CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c) {
         fmt::format("no run of {} at batch {} on {} ranks", c.model, c.global_batch, c.world_size);
     return cell;
   }
-  const MeasuredCompute compute = profile_for(s, *model_run);
+  const MeasuredCompute compute = with_overlap_wait(s, c, profile_for(s, *model_run));
   if (!compute.found) {
     cell.basis = compute.source;
     return cell;

@@ -2,9 +2,11 @@
 
 #include <fmt/core.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -376,16 +378,21 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
                            int ranks) {
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
-  std::vector<double> spread;
+  std::vector<double> spread, forward_everywhere;
   TraceFacts ready;
   int runs = 0;
   for (const auto& other : s.runs) {
     const TrainConfig& c = other.record.config;
-    if (other.kind != "train" || c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync) ||
-        c.slow_rank >= 0 || !other.bottleneck_rate.empty() || c.model != model ||
-        c.global_batch != batch || c.world_size != ranks) {
+    if (other.kind != "train" || c.slow_rank >= 0 || !other.bottleneck_rate.empty() ||
+        c.model != model || c.global_batch != batch || c.world_size != ranks) {
       continue;
     }
+    // Forward is the same computation whatever the method, wherever no communication runs
+    // beside it (all but stale mode): every such run measures the machine's pace.
+    if (c.sync_options.mode != SyncMode::stale) {
+      forward_everywhere.push_back(report::phase_mean(other, 1));
+    }
+    if (c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync)) continue;
     ++runs;
     for (size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(report::phase_mean(other, i));
     spread.push_back(compute_spread_p95_s(other));
@@ -396,10 +403,15 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
     return e;
   }
   model::ComputeProfile& p = e.profile;
+  // The blocking runs' compute at the pace of every run's forward: a few blocking runs (a
+  // study's one) may have met the machine slower or faster than the rest.
+  const double blocking_forward = summarize(phase[1]).median;
+  const double pace =
+      blocking_forward > 0 ? summarize(forward_everywhere).median / blocking_forward : 1;
   p.data_s = summarize(phase[0]).median;
-  p.forward_s = summarize(phase[1]).median;
-  p.backward_s = summarize(phase[2]).median;
-  p.optimizer_s = summarize(phase[4]).median;
+  p.forward_s = pace * blocking_forward;
+  p.backward_s = pace * summarize(phase[2]).median;
+  p.optimizer_s = pace * summarize(phase[4]).median;
   const bool complete = !ready.count.empty() && std::all_of(ready.count.begin(), ready.count.end(),
                                                             [](int n) { return n > 0; });
   if (!complete) {
@@ -420,13 +432,45 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
   }
   e.found = true;
   e.source = fmt::format(
-      "compute of {} ({} ranks, batch {}): the median of {} blocking runs, forward {:.3f} s, "
+      "compute of {} ({} ranks, batch {}): the median of {} blocking runs{}, forward {:.3f} s, "
       "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces; the "
       "slowest rank ends its compute {:.3f} s after the ranks' mean (the median over their "
       "traces of the mean over iterations)",
-      model, ranks, batch, runs, p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(),
-      p.straggler_s);
+      model, ranks, batch, runs,
+      std::abs(pace - 1) < 5e-4 ? ""
+                                : fmt::format(" at the pace of the {} runs' forward ({:+.1f}%)",
+                                              forward_everywhere.size(), 100 * (pace - 1)),
+      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
   return e;
+}
+
+MeasuredCompute with_overlap_wait(const SystemResults& s, const TrainConfig& c,
+                                  MeasuredCompute compute) {
+  if (!compute.found || c.sync_options.mode != SyncMode::overlap || c.world_size < 2) {
+    return compute;
+  }
+  std::vector<double> waits;
+  std::set<double> caps;
+  for (const auto& other : s.runs) {
+    const TrainConfig& o = other.record.config;
+    if (other.kind != "train" || o.sync != c.sync || o.backend != c.backend ||
+        o.sync_options.mode != c.sync_options.mode || o.model != c.model ||
+        o.global_batch != c.global_batch || o.world_size != c.world_size || o.slow_rank >= 0 ||
+        !other.bottleneck_rate.empty() || o.sync_options.bucket_mb == c.sync_options.bucket_mb) {
+      continue;
+    }
+    const Stragglers& st = trace_of(other).stragglers;
+    if (st.straggler < 0) continue;
+    waits.push_back(st.over_mean_s);
+    caps.insert(o.sync_options.bucket_mb);
+  }
+  if (waits.empty()) return compute;
+  compute.profile.straggler_s = summarize(waits).median;
+  compute.source += fmt::format(
+      "; overlapping its communication, the slowest rank ends its compute {:.3f} s after the "
+      "ranks' mean (the median over {} traced {} runs at {} MB)",
+      compute.profile.straggler_s, waits.size(), c.sync, fmt::join(caps, ", "));
+  return compute;
 }
 
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model) {

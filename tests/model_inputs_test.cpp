@@ -1,0 +1,104 @@
+// The compute the cost model starts from (report/predict/model_inputs.h), held against what the
+// records and traces of a committed directory say: the blocking runs' compute at the pace of
+// every run's forward, and the wait for the slowest rank of an overlapping engine as its traced
+// runs at other bucket sizes measured it.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catalogue/methods.h"
+#include "report/predict/model_inputs.h"
+#include "report/read/results.h"
+#include "report/read/select.h"
+#include "report/traces/stragglers.h"
+#include "report/traces/trace_facts.h"
+#include "stats/stats.h"
+
+namespace dtbench {
+namespace {
+
+// A committed directory whose bucketed runs at five bucket sizes are traced.
+const std::string kModel = DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-1gbit-xeon-vm";
+// One whose bucketed runs (15 of 21) computed their forward faster than its blocking runs.
+const std::string kBucketBest =
+    DTBENCH_SOURCE_DIR "/results/reference/bucket-best-netns-4-1gbit-xeon-vm";
+
+const TrainRun& run_of(const SystemResults& s, const std::string& sync, double bucket_mb) {
+  for (const TrainRun& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind == "train" && c.sync == sync && c.sync_options.bucket_mb == bucket_mb) return r;
+  }
+  throw std::runtime_error("no run of " + sync);
+}
+
+TEST(ModelInputs, BlockingComputeAtThePaceOfEveryForward) {
+  const Results results = load_results({kBucketBest});
+  const SystemResults& s = results.systems.at(0);
+  std::vector<double> blocking_forward, blocking_backward, every_forward;
+  for (const TrainRun& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind != "train" || c.model != "vgg11") continue;
+    if (c.sync_options.mode != SyncMode::stale) every_forward.push_back(report::phase_mean(r, 1));
+    if (c.sync_options.mode == SyncMode::blocking && !is_lossy(c.sync)) {
+      blocking_forward.push_back(report::phase_mean(r, 1));
+      blocking_backward.push_back(report::phase_mean(r, 2));
+    }
+  }
+  ASSERT_GE(blocking_forward.size(), 2U);
+  ASSERT_GT(every_forward.size(), blocking_forward.size());
+  const MeasuredCompute m = compute_of(s, "vgg11", 256, 4);
+  ASSERT_TRUE(m.found) << m.source;
+  const double pace = summarize(every_forward).median / summarize(blocking_forward).median;
+  EXPECT_LT(pace, 1.0);  // the scaling is exercised
+  EXPECT_NEAR(m.profile.forward_s, summarize(every_forward).median, 1e-12);
+  EXPECT_NEAR(m.profile.backward_s, pace * summarize(blocking_backward).median, 1e-12);
+  EXPECT_NE(m.source.find("at the pace of"), std::string::npos) << m.source;
+  // The ready times are fractions of the scaled backward: the last one within it.
+  EXPECT_LE(m.profile.ready_s.front(), m.profile.backward_s);
+}
+
+TEST(ModelInputs, OverlapWaitsAsTheOtherBucketSizesTracesSay) {
+  const Results results = load_results({kModel});
+  const SystemResults& s = results.systems.at(0);
+  const TrainRun& at25 = run_of(s, "bucketed", 25);
+  const MeasuredCompute blocking = profile_for(s, at25);
+  ASSERT_TRUE(blocking.found) << blocking.source;
+  // What the traces of bucketed at 1, 5, 10 and 50 MB show, read here from their events.
+  std::vector<double> others;
+  for (double mb : {1.0, 5.0, 10.0, 50.0}) {
+    const Stragglers st = stragglers_of(trace_events(run_of(s, "bucketed", mb).trace_file()));
+    ASSERT_GE(st.straggler, 0);
+    others.push_back(st.over_mean_s);
+  }
+  const MeasuredCompute overlap = with_overlap_wait(s, at25.record.config, blocking);
+  EXPECT_NEAR(overlap.profile.straggler_s, summarize(others).median, 1e-12);
+  EXPECT_NE(overlap.source.find("4 traced bucketed runs at 1, 5, 10, 50 MB"), std::string::npos)
+      << overlap.source;
+  // Only the wait changes.
+  EXPECT_EQ(overlap.profile.backward_s, blocking.profile.backward_s);
+  EXPECT_EQ(overlap.profile.ready_s, blocking.profile.ready_s);
+  // Never the run's own: at 50 MB the others are 1, 5, 10 and 25.
+  const MeasuredCompute at50 =
+      with_overlap_wait(s, run_of(s, "bucketed", 50).record.config, blocking);
+  EXPECT_NE(at50.source.find("at 1, 5, 10, 25 MB"), std::string::npos) << at50.source;
+}
+
+TEST(ModelInputs, NoOverlapOrNoOtherRunLeavesTheBlockingWait) {
+  const Results results = load_results({kModel});
+  const SystemResults& s = results.systems.at(0);
+  const TrainRun& allreduce = run_of(s, "allreduce", kDefaultBucketMb);
+  const MeasuredCompute blocking = profile_for(s, allreduce);
+  ASSERT_TRUE(blocking.found);
+  EXPECT_EQ(with_overlap_wait(s, allreduce.record.config, blocking).profile.straggler_s,
+            blocking.profile.straggler_s);
+  // c10d_ddp over Gloo ran at one bucket size only: nothing else to measure its wait by.
+  const TrainRun& ddp = run_of(s, "c10d_ddp", kDefaultBucketMb);
+  const MeasuredCompute d = with_overlap_wait(s, ddp.record.config, blocking);
+  EXPECT_EQ(d.profile.straggler_s, blocking.profile.straggler_s);
+  EXPECT_EQ(d.source, blocking.source);
+}
+
+}  // namespace
+}  // namespace dtbench
