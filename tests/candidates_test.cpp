@@ -26,7 +26,7 @@ TEST(Candidates, ACellLikeAMeasuredExperimentGetsItsPrediction) {
   for (const PredictedExperiment& row : p.rows) {
     const TrainConfig& c = row.run->record.config;
     if (!row.run->bottleneck_rate.empty()) continue;
-    const CandidateCell cell = predict_cell(s, c);
+    const CandidateCell cell = predict_cell(s, c, row.run->name);
     ASSERT_FALSE(std::isnan(cell.predicted_s)) << row.label << ": " << cell.basis;
     // Buckets planned before the run, against the plan the run recorded: bucketed's from the
     // measured ready times and the fitted link (the run's from its start-up probe) within 1%;

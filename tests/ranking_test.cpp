@@ -52,6 +52,11 @@ TEST(Ranking, MeasurementsWithinTheNoiseAreTiedNotSwapped) {
   EXPECT_EQ(equal_predicted.tied_predicted, 1);
   EXPECT_EQ(equal_predicted.tied_measured, 0);
   EXPECT_NEAR(equal_predicted.tau_b, 5.0 / std::sqrt(30.0), 1e-12);
+  // Equal to the 0.1 ms a table prints: tied; 0.1 ms apart: ordered.
+  const RankAgreement printed_equal =
+      rank_agreement({1, 2, 3, 4}, {1.82187, 1.82191, 3, 4}, kNoNoise);
+  EXPECT_EQ(printed_equal.tied_predicted, 1);
+  EXPECT_EQ(rank_agreement({1, 2, 3, 4}, {1.8219, 1.8218, 3, 4}, kNoNoise).discordant, 1);
 }
 
 TEST(Ranking, AllTiedHasNoTau) {

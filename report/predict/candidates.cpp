@@ -64,7 +64,7 @@ std::vector<double> planned_buckets(const model::ComputeProfile& p, const TrainC
 
 }  // namespace
 
-CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c) {
+CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c, const std::string& own) {
   CandidateCell cell;
   cell.predicted_s = std::numeric_limits<double>::quiet_NaN();
   cell.expected_s = cell.predicted_s;
@@ -86,7 +86,7 @@ CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c) {
         fmt::format("no run of {} at batch {} on {} ranks", c.model, c.global_batch, c.world_size);
     return cell;
   }
-  const MeasuredCompute compute = with_overlap_wait(s, c, profile_for(s, *model_run));
+  const MeasuredCompute compute = with_overlap_wait(s, c, profile_for(s, *model_run), own);
   if (!compute.found) {
     cell.basis = compute.source;
     return cell;

@@ -30,7 +30,9 @@ struct CandidateCell {
 // start-up probe, which no prediction made before the run has), c10d_ddp's DDP's plan. NaN and why
 // when an input is missing (no traced blocking run of c's model, batch and ranks; no link for its
 // backend). Python DDP (c.sync "python_ddp") is not predicted; its expected_s is c10d_ddp's.
-CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c);
+// `own`: an experiment of s that c is, whose runs the prediction does not use.
+CandidateCell predict_cell(const SystemResults& s, const TrainConfig& c,
+                           const std::string& own = "");
 
 // The order to measure candidates in: the `best` predicted fastest first, then those the model
 // could not predict, then the rest from the fastest; each with its prediction.

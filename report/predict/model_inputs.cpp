@@ -445,7 +445,7 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
 }
 
 MeasuredCompute with_overlap_wait(const SystemResults& s, const TrainConfig& c,
-                                  MeasuredCompute compute) {
+                                  MeasuredCompute compute, const std::string& own) {
   if (!compute.found || c.sync_options.mode != SyncMode::overlap || c.world_size < 2) {
     return compute;
   }
@@ -456,7 +456,7 @@ MeasuredCompute with_overlap_wait(const SystemResults& s, const TrainConfig& c,
     if (other.kind != "train" || o.sync != c.sync || o.backend != c.backend ||
         o.sync_options.mode != c.sync_options.mode || o.model != c.model ||
         o.global_batch != c.global_batch || o.world_size != c.world_size || o.slow_rank >= 0 ||
-        !other.bottleneck_rate.empty() || o.sync_options.bucket_mb == c.sync_options.bucket_mb) {
+        !other.bottleneck_rate.empty() || other.name == own) {
       continue;
     }
     const Stragglers& st = trace_of(other).stragglers;

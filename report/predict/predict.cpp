@@ -196,7 +196,7 @@ Prediction predict_system(const SystemResults& s) {
     const std::tuple<std::string, int64_t, int64_t> key{c.model, c.global_batch, c.world_size};
     auto known = profiles.find(key);
     if (known == profiles.end()) known = profiles.emplace(key, profile_for(s, run)).first;
-    const MeasuredCompute profile = with_overlap_wait(s, c, known->second);
+    const MeasuredCompute profile = with_overlap_wait(s, c, known->second, run.name);
     if (!profile.found) {
       note(fmt::format("{} ({}): not predicted: {}", c.model, label, profile.source));
       continue;

@@ -16,14 +16,14 @@ struct RankAgreement {
   int concordant = 0;                              // ordered alike by both
   int discordant = 0;                              // ordered the other way by the prediction
   int tied_measured = 0;                           // within each other's noise
-  int tied_predicted = 0;                          // predicted equal
+  int tied_predicted = 0;                          // predicted equal to 0.1 ms
   double tau_b = 0;                                // NaN when every pair is tied on one side
   std::vector<std::pair<size_t, size_t>> swapped;  // the discordant pairs (i, j)
   bool preserved() const { return discordant == 0; }
 };
 
-// measured[i] and predicted[i] are item i's times; tied(i, j) says whether the measurements of
-// i and j are within each other's noise.
+// measured[i] and predicted[i] are item i's times in seconds; tied(i, j) says whether the
+// measurements of i and j are within each other's noise. Predictions equal to 0.1 ms are tied.
 RankAgreement rank_agreement(const std::vector<double>& measured,
                              const std::vector<double>& predicted,
                              const std::function<bool(size_t, size_t)>& tied);
