@@ -34,6 +34,13 @@ bool on_hosts(const CollectiveRun& c, int hosts) {
   return hosts == 0 || c.hosts == hosts || (c.hosts == 0 && hosts == 1 && c.machines == 1);
 }
 
+// Whether the method waits for its last buckets inside backward (DDP's Reducer): every rank then
+// ends its backward together, so its traces cannot show a rank behind the others.
+bool waits_in_backward(const std::string& sync) {
+  const SyncMethod* m = method_named(sync);
+  return m != nullptr && m->waits_in_backward;
+}
+
 }  // namespace
 
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
@@ -449,27 +456,37 @@ MeasuredCompute with_overlap_wait(const SystemResults& s, const TrainConfig& c,
   if (!compute.found || c.sync_options.mode != SyncMode::overlap || c.world_size < 2) {
     return compute;
   }
+  // A method whose traces cannot show the wait takes that of every exact method whose can.
+  const bool borrowed = waits_in_backward(c.sync);
   std::vector<double> waits;
+  std::set<std::string> methods;
   std::set<double> caps;
   for (const auto& other : s.runs) {
     const TrainConfig& o = other.record.config;
-    if (other.kind != "train" || o.sync != c.sync || o.backend != c.backend ||
-        o.sync_options.mode != c.sync_options.mode || o.model != c.model ||
-        o.global_batch != c.global_batch || o.world_size != c.world_size || o.slow_rank >= 0 ||
-        !other.bottleneck_rate.empty() || other.name == own) {
+    const bool source = borrowed ? !waits_in_backward(o.sync) && !is_lossy(o.sync)
+                                 : o.sync == c.sync && o.backend == c.backend;
+    if (!source || other.kind != "train" || o.sync_options.mode != SyncMode::overlap ||
+        o.model != c.model || o.global_batch != c.global_batch || o.world_size != c.world_size ||
+        o.slow_rank >= 0 || !other.bottleneck_rate.empty() || other.name == own) {
       continue;
     }
     const Stragglers& st = trace_of(other).stragglers;
     if (st.straggler < 0) continue;
     waits.push_back(st.over_mean_s);
+    methods.insert(borrowed ? o.sync + "/" + o.backend : o.sync);
     caps.insert(o.sync_options.bucket_mb);
   }
   if (waits.empty()) return compute;
   compute.profile.straggler_s = summarize(waits).median;
   compute.source += fmt::format(
       "; overlapping its communication, the slowest rank ends its compute {:.3f} s after the "
-      "ranks' mean (the median over {} traced {} runs at {} MB)",
-      compute.profile.straggler_s, waits.size(), c.sync, fmt::join(caps, ", "));
+      "ranks' mean (the median over {} traced {} runs at {} MB{})",
+      compute.profile.straggler_s, waits.size(), fmt::join(methods, ", "), fmt::join(caps, ", "),
+      borrowed
+          ? fmt::format("; {} waits inside backward, where its own traces show every rank ending "
+                        "together",
+                        c.sync)
+          : "");
   return compute;
 }
 

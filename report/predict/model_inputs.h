@@ -99,10 +99,12 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
 
 // The compute for a run like c that overlaps its communication with backward: where the ranks
 // share cores, what communicates beside compute pulls them further apart than in the blocking
-// runs, and the wait for the slowest rank (straggler_s) is that of the traced runs of the same
-// method, backend, mode, model, batch and ranks (the median of their traces' stragglers), other
-// than the experiment named `own` (the one being predicted: never judged by itself). Unchanged
-// where there are none, or c does not overlap.
+// runs, and the wait for the slowest rank (straggler_s) is that of the traced overlapping runs
+// of the same model, batch and ranks (the median of their traces' stragglers): those of c's own
+// method and backend, never the experiment named `own` (the one being predicted: never judged by
+// itself). A method that waits inside backward (c10d_ddp) ends every rank's backward together,
+// so its traces cannot show the wait: it takes that of the traced runs of every exact
+// (not lossy) overlapping method. Unchanged where there are none, or c does not overlap.
 MeasuredCompute with_overlap_wait(const SystemResults& s, const TrainConfig& c,
                                   MeasuredCompute compute, const std::string& own = "");
 
