@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "catalogue/methods.h"
+#include "model/openmpi_tuned.h"
 
 namespace dtbench::model {
 namespace {
@@ -102,10 +103,14 @@ bool modelled(const std::string& sync) {
   return m != nullptr && algorithms().count(m->priced_as) > 0;
 }
 
-double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link) {
+double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link,
+                     const std::string& backend) {
   const SyncMethod* m = method_named(sync);
   auto it = m == nullptr ? algorithms().end() : algorithms().find(m->priced_as);
   if (it == algorithms().end()) throw std::invalid_argument("no model for " + sync);
+  if (backend == "mpi" && m->priced_as == PricedAs::tree_reduce_broadcast) {
+    return openmpi_reduce_s(ranks, bytes, link) + openmpi_bcast_s(ranks, bytes, link);
+  }
   return it->second(ranks, bytes, link);
 }
 
@@ -150,8 +155,9 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   Phases p{compute.data_s, compute.forward_s, compute.backward_s, 0, compute.optimizer_s};
   if (method.ranks <= 1) return p;
   auto cost = [&](double bytes) {
-    return method.measured_cost ? method.measured_cost(bytes)
-                                : tensor_sync_s(method.sync, method.ranks, bytes, link);
+    return method.measured_cost
+               ? method.measured_cost(bytes)
+               : tensor_sync_s(method.sync, method.ranks, bytes, link, method.backend);
   };
   const SyncMethod& info = find_method(method.sync);
   if (info.engine == Engine::local) {

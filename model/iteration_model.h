@@ -62,6 +62,7 @@ struct MeasuredHook {
 // buckets in launch order (bytes; the record's bucket_bytes).
 struct Method {
   std::string sync;
+  std::string backend;  // "mpi": a reduce and a broadcast as Open MPI chooses them
   int ranks = 1;
   SyncOptions options;
   std::vector<double> bucket_bytes;
@@ -88,8 +89,11 @@ struct Phases {
 // The methods predict() knows.
 bool modelled(const std::string& sync);
 
-// One flat tensor of `bytes` summed across the ranks by the strategy's algorithm.
-double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link);
+// One flat tensor of `bytes` summed across the ranks by the strategy's algorithm; over the
+// backend "mpi", reduce_broadcast's reduce and broadcast are the algorithms Open MPI's tuned
+// rules choose for the size and ranks (model/openmpi_tuned.h), else binomial trees.
+double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link,
+                     const std::string& backend = "");
 
 // The buckets of a method with their ready times: per tensor (one per parameter) for the
 // per-tensor strategies, else the bucketed engines' buckets filled in reverse parameter order.

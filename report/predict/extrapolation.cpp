@@ -126,12 +126,13 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
     used.push_back(f);
   }
   StrategyLink out;
-  const std::string sync = c.sync;
+  const std::string sync = c.sync, backend = c.backend;
   const double burst = bucket_between_hosts(s);
   out.fitted = model::fit_link_across(
       small, sent,
-      [per_tensor, sync](int n, double b, const model::Link& l) {
-        return per_tensor ? model::tensor_sync_s(sync, n, b, l) : model::ring_allreduce_s(n, b, l);
+      [per_tensor, sync, backend](int n, double b, const model::Link& l) {
+        return per_tensor ? model::tensor_sync_s(sync, n, b, l, backend)
+                          : model::ring_allreduce_s(n, b, l);
       },
       burst);
   std::vector<std::string> ops;

@@ -136,6 +136,7 @@ model::Method method_of(const TrainRun& run) {
   const TrainConfig& c = run.record.config;
   model::Method method;
   method.sync = c.sync;
+  method.backend = c.backend;
   method.ranks = static_cast<int>(c.world_size);
   method.options = c.sync_options;
   const size_t timed = report::timed(run).size();

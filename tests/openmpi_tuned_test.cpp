@@ -1,0 +1,87 @@
+// Open MPI's reduce and broadcast as the model prices them (model/openmpi_tuned.h): the fixed
+// rules' choices, each algorithm's messages on the busiest path, and both held against the
+// sweeps a committed directory measured on 2, 4 and 8 hosts.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/iteration_model.h"
+#include "model/openmpi_tuned.h"
+#include "report/predict/model_inputs.h"
+#include "report/read/results.h"
+
+namespace dtbench::model {
+namespace {
+
+constexpr double kKiB = 1024, kMiB = 1024 * 1024;
+const Link kNoLatency{0, 1e8, 0};  // a message of S bytes takes S / 1e8 s
+
+double messages(double seconds, double bytes) {
+  return seconds / kNoLatency.time(bytes);
+}
+
+TEST(OpenMpiTuned, TheFixedRulesChoiceBySizeAndRanks) {
+  EXPECT_EQ(tuned_bcast(2, kMiB), TunedBcast::binary);
+  EXPECT_EQ(tuned_bcast(4, 64 * kKiB), TunedBcast::linear);
+  EXPECT_EQ(tuned_bcast(4, kMiB), TunedBcast::chain);
+  EXPECT_EQ(tuned_bcast(8, 64 * kKiB), TunedBcast::linear);
+  EXPECT_EQ(tuned_bcast(8, 4 * kKiB), TunedBcast::binary);
+  EXPECT_EQ(tuned_bcast(16, 4 * kMiB), TunedBcast::scatter_allgather);
+  EXPECT_EQ(tuned_bcast(1024, kMiB), TunedBcast::scatter_allgather);
+  EXPECT_EQ(tuned_reduce(2, 64 * kKiB), TunedReduce::linear);
+  EXPECT_EQ(tuned_reduce(4, 16 * kKiB), TunedReduce::chain);
+  EXPECT_EQ(tuned_reduce(4, 64 * kKiB), TunedReduce::binomial);
+  EXPECT_EQ(tuned_reduce(4, kMiB), TunedReduce::linear);
+  EXPECT_EQ(tuned_reduce(8, kMiB), TunedReduce::binomial);
+  EXPECT_EQ(tuned_reduce(8, 4 * kKiB), TunedReduce::binary);
+  EXPECT_EQ(name_of(TunedBcast::linear), "basic_linear");
+  EXPECT_EQ(name_of(TunedReduce::binomial), "binomial");
+}
+
+TEST(OpenMpiTuned, EachAlgorithmIsItsTreesMessagesOneAfterTheOther) {
+  // The root sends to each rank (linear), along a chain, or down a binary tree: 1 -> {3, 5},
+  // 2 -> {4, 6}, 3 -> 7 reaches rank 6 after 4 messages.
+  EXPECT_DOUBLE_EQ(messages(openmpi_bcast_s(8, kMiB, kNoLatency), kMiB), 7);
+  EXPECT_DOUBLE_EQ(messages(openmpi_bcast_s(4, kMiB, kNoLatency), kMiB), 3);
+  EXPECT_DOUBLE_EQ(messages(openmpi_bcast_s(2, kMiB, kNoLatency), kMiB), 1);
+  EXPECT_DOUBLE_EQ(messages(openmpi_bcast_s(8, 4 * kKiB, kNoLatency), 4 * kKiB), 4);
+  // The root takes 3 partial sums (linear on 4 ranks), or log2 n of them in turn (binomial).
+  EXPECT_DOUBLE_EQ(messages(openmpi_reduce_s(4, kMiB, kNoLatency), kMiB), 3);
+  EXPECT_DOUBLE_EQ(messages(openmpi_reduce_s(4, 64 * kKiB, kNoLatency), 64 * kKiB), 2);
+  EXPECT_DOUBLE_EQ(messages(openmpi_reduce_s(8, kMiB, kNoLatency), kMiB), 3);
+  EXPECT_DOUBLE_EQ(messages(openmpi_reduce_s(16, kMiB, kNoLatency), kMiB), 4);
+  EXPECT_EQ(openmpi_bcast_s(1, kMiB, kNoLatency), 0);
+  // reduce_broadcast over MPI is the two; over another backend, binomial trees.
+  EXPECT_DOUBLE_EQ(tensor_sync_s("reduce_broadcast", 8, kMiB, kNoLatency, "mpi"),
+                   openmpi_reduce_s(8, kMiB, kNoLatency) + openmpi_bcast_s(8, kMiB, kNoLatency));
+  EXPECT_DOUBLE_EQ(messages(tensor_sync_s("reduce_broadcast", 8, kMiB, kNoLatency, "gloo"), kMiB),
+                   6);
+}
+
+// The emulated cluster at 100 Mbit/s on 2, 4 and 8 hosts: each sweep's time over the 2-rank
+// sweep's (one message there, whatever the algorithm) is the messages the path takes.
+TEST(OpenMpiTuned, MessagesAsTheSweepsOnTwoFourAndEightHostsTookThem) {
+  const Results results =
+      load_results({DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm"});
+  const SystemResults& s = results.systems.at(0);
+  int compared = 0;
+  for (const std::string op : {"reduce", "broadcast"}) {
+    const MeasuredCost two = sweep_of(s, op, "mpi", 2);
+    ASSERT_GE(two.bytes.size(), 3U) << op;
+    for (int n : {4, 8}) {
+      const MeasuredCost many = sweep_of(s, op, "mpi", n);
+      for (double bytes : {64 * kKiB, 256 * kKiB, kMiB}) {
+        const double measured = many.time(bytes) / two.time(bytes);
+        const double priced = op == "reduce" ? openmpi_reduce_s(n, bytes, kNoLatency)
+                                             : openmpi_bcast_s(n, bytes, kNoLatency);
+        EXPECT_NEAR(measured, messages(priced, bytes), 0.1 * measured)
+            << op << " of " << bytes << " B on " << n << " ranks";
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 12);
+}
+
+}  // namespace
+}  // namespace dtbench::model
