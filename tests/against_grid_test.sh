@@ -78,9 +78,10 @@ check "12 cells, each measured (mean, range) from the grid's raw samples, its er
 
 "$dtbench" predict "$study" >"$work/own.out" 2>&1
 # A VGG-11 cell the study's verify phase measured, bucketed at its default: the grid's is
-# predicted from the same compute as the study's own run (forward, backward, optimizer), and the
-# wait for its slowest rank from the traces of the study's bucketed runs, of which the study's
-# own prediction leaves out its own (model.md).
+# predicted from the same compute as the study's own run (forward, optimizer; backward differs
+# with the bucket plan, recorded by the run, planned for the cell), and the wait for its slowest
+# rank from the traces of the study's bucketed runs, of which the study's own prediction leaves
+# out its own (model.md).
 check "bucketed 25 MB: the grid's cell and the study's own run on the same compute" \
   $py - "$work/grid.out" "$work/own.out" <<'PY'
 import re, sys
@@ -90,10 +91,10 @@ def phases(path):  # VGG-11's (the study's LeNet-5 runs have one too, far shorte
     return max(found, key=lambda f: float(f[0]))[1:] if found else None
 a, b = phases(sys.argv[1]), phases(sys.argv[2])
 print(f"predicted forward, backward, sync, optimizer: against the grid {a}, its own run {b}")
-sys.exit(0 if a and b and (a[0], a[1], a[3]) == (b[0], b[1], b[3]) else 1)
+sys.exit(0 if a and b and (a[0], a[3]) == (b[0], b[3]) else 1)
 PY
 check "  ... the study's own names the runs its wait comes from" \
-  grep -q "overlapping its communication, the slowest rank ends its compute .* traced bucketed runs at 50 MB" \
+  grep -q "overlapping its communication, the slowest rank ends its compute .* traced bucketed runs at [0-9, ]* MB)" \
   "$work/own.out"
 
 "$dtbench" predict "$other" --grid "$grid" >"$work/other.out" 2>&1
