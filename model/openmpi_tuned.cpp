@@ -182,50 +182,6 @@ TunedReduce tuned_reduce(int n, double bytes) {
   return static_cast<TunedReduce>(choose(reduce_rules(), n, bytes));
 }
 
-std::string name_of(TunedBcast a) {
-  switch (a) {
-    case TunedBcast::linear:
-      return "basic_linear";
-    case TunedBcast::chain:
-      return "chain";
-    case TunedBcast::pipeline:
-      return "pipeline";
-    case TunedBcast::split_binary:
-      return "split_binary_tree";
-    case TunedBcast::binary:
-      return "binary_tree";
-    case TunedBcast::binomial:
-      return "binomial";
-    case TunedBcast::knomial:
-      return "knomial";
-    case TunedBcast::scatter_allgather:
-      return "scatter_allgather";
-    case TunedBcast::scatter_allgather_ring:
-      return "scatter_allgather_ring";
-  }
-  return "?";
-}
-
-std::string name_of(TunedReduce a) {
-  switch (a) {
-    case TunedReduce::linear:
-      return "linear";
-    case TunedReduce::chain:
-      return "chain";
-    case TunedReduce::pipeline:
-      return "pipeline";
-    case TunedReduce::binary:
-      return "binary";
-    case TunedReduce::binomial:
-      return "binomial";
-    case TunedReduce::in_order_binary:
-      return "in-order_binary";
-    case TunedReduce::rabenseifner:
-      return "rabenseifner";
-  }
-  return "?";
-}
-
 double openmpi_bcast_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
   const double message_s = link.time(bytes);

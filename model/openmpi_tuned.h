@@ -8,8 +8,6 @@
 // message a link's time for S. On 2, 4 and 8 hosts of the emulated cluster at 100 Mbit/s the
 // measured broadcasts of 64 KiB to 1 MiB took 1, 3 and 7 messages' time (linear, then chain or
 // linear) and the reduces 1, 2-3 and 3 (docs/model.md).
-#include <string>
-
 #include "model/cost_model.h"
 
 namespace dtbench::model {
@@ -40,10 +38,6 @@ enum class TunedReduce {
 // The fixed rules' choice for S bytes over n ranks (a commutative sum for reduce).
 TunedBcast tuned_bcast(int n, double bytes);
 TunedReduce tuned_reduce(int n, double bytes);
-
-// The algorithms' names, as Open MPI's MCA help spells them.
-std::string name_of(TunedBcast a);
-std::string name_of(TunedReduce a);
 
 // The time of the rules' choice on n ranks whose every link is `link`.
 double openmpi_bcast_s(int n, double bytes, const Link& link);
