@@ -99,10 +99,11 @@ FittedLink fit_link_across(const std::vector<SweepPoint>& small,
 
 namespace {
 
-std::array<double ComputeProfile::*, 6> fitted_parts() {
-  return {&ComputeProfile::data_s,      &ComputeProfile::forward_s,
-          &ComputeProfile::backward_s,  &ComputeProfile::optimizer_s,
-          &ComputeProfile::straggler_s, &ComputeProfile::spread_p95_s};
+std::array<double ComputeProfile::*, 7> fitted_parts() {
+  return {&ComputeProfile::data_s,          &ComputeProfile::forward_s,
+          &ComputeProfile::backward_s,      &ComputeProfile::optimizer_s,
+          &ComputeProfile::straggler_s,     &ComputeProfile::spread_p95_s,
+          &ComputeProfile::slowest_excess_s};
 }
 
 }  // namespace

@@ -53,10 +53,11 @@ struct ComputeAt {
 };
 
 // A rank's compute at `share` and `batch` from the compute measured at others: each phase, and
-// the slowest rank's lag and the p95 iteration's spread, as share x (a + b x batch), a fixed cost
-// per rank and a cost per sample both slowed by the ranks that share a core, fitted through the
-// measurements (never below zero); the gradients' ready times the same fractions of backward as in
-// the last measurement, the tensors its. std::invalid_argument unless 2 measurements tell a from b.
+// the slowest rank's lag, the p95 iteration's spread and the slowest rank's excess, as share x (a +
+// b x batch), a fixed cost per rank and a cost per sample both slowed by the ranks that share a
+// core, fitted through the measurements (never below zero); the gradients' ready times the same
+// fractions of backward as in the last measurement, the tensors its. std::invalid_argument unless 2
+// measurements tell a from b.
 ComputeProfile compute_at(const std::vector<ComputeAt>& measured, double share, double batch);
 
 }  // namespace dtbench::model

@@ -154,6 +154,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   if (!modelled(method.sync)) throw std::invalid_argument("no model for " + method.sync);
   Phases p{compute.data_s, compute.forward_s, compute.backward_s, 0, compute.optimizer_s};
   if (method.ranks <= 1) return p;
+  p.slowest_excess_s = compute.slowest_excess_s;
   auto cost = [&](double bytes) {
     return method.measured_cost
                ? method.measured_cost(bytes)
@@ -195,7 +196,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   // stale: the sums travel during the next iteration's compute, taking their CPU from it.
   if (method.options.mode == SyncMode::stale) p.backward_s += cpu / method.comm_cpu.cores;
   // stale: step t's sums have the whole of step t+1 to finish, queued as backward t ends.
-  const double hidden = method.options.mode == SyncMode::stale ? p.total_s() : 0;
+  const double hidden = method.options.mode == SyncMode::stale ? p.phases_s() : 0;
   p.sync_s = std::max(0.0, all - hidden);
   if (method.options.mode == SyncMode::blocking && method.sync != "none")
     p.sync_s += compute.straggler_s;
@@ -208,6 +209,7 @@ double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& li
                             compute.optimizer_s};
   const size_t n = compute.tensor_bytes.size();
   if (ranks <= 1 || n == 0) return compute_only.total_s();
+  const double waited = compute_only.total_s() + compute.straggler_s + compute.slowest_excess_s;
   double all = 0;
   for (double b : compute.tensor_bytes) all += b;
   std::vector<double> after(n, 0);  // every byte ready at or after gradient g
@@ -245,7 +247,7 @@ double best_iteration_s(const ComputeProfile& compute, int ranks, const Link& li
     }
   }
   const double least = std::min({beyond(0), beyond(lo), beyond(all)});
-  return compute_only.total_s() + compute.straggler_s + least;
+  return waited + least;
 }
 
 }  // namespace dtbench::model

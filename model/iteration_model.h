@@ -32,6 +32,11 @@ struct ComputeProfile {
   // How much longer than the mean the 95th percentile iteration's compute is (the slowest
   // rank's, per iteration): what the spread of an iteration's time is predicted from.
   double spread_p95_s = 0;
+  // How much longer the slowest rank's iteration is than the ranks' mean, on average: the
+  // iteration counted is the slowest rank's (docs/result-record.md), the phases the ranks' mean,
+  // and ranks that leave one iteration's end at different times differ in their iterations'
+  // lengths.
+  double slowest_excess_s = 0;
 };
 
 // What communication asks of the CPU: the time one machine's cores spend per collective of B
@@ -83,7 +88,11 @@ struct Phases {
   // Not a phase: the communication the iteration carries, hidden or exposed (its tensors' or
   // buckets' times, one after the other), to hold against a trace's.
   double comm_s = 0;
-  double total_s() const { return data_s + forward_s + backward_s + sync_s + optimizer_s; }
+  // Not a phase either: the slowest rank's iteration over the ranks' mean
+  // (ComputeProfile::slowest_excess_s), part of the iteration's time.
+  double slowest_excess_s = 0;
+  double phases_s() const { return data_s + forward_s + backward_s + sync_s + optimizer_s; }
+  double total_s() const { return phases_s() + slowest_excess_s; }
 };
 
 // The methods predict() knows.
@@ -147,11 +156,11 @@ double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, c
   return used / cpu.cores;
 }
 
-// The best iteration any bucket plan could reach: the compute and the wait for the slowest
-// rank, plus what no plan can hide. No plan sends a byte before its gradient is ready, so the
-// part after backward is at least max over gradients g of (r_g + the time to send every byte
-// ready at or after r_g as one ring allreduce) - backward (the smallest last bucket's cost at
-// least). With communication's CPU (cpu, as predict charges it), the x bytes a plan sends
+// The best iteration any bucket plan could reach: the compute, the wait for the slowest rank and
+// its iteration's excess, plus what no plan can hide. No plan sends a byte before its gradient is
+// ready, so the part after backward is at least max over gradients g of (r_g + the time to send
+// every byte ready at or after r_g as one ring allreduce) - backward (the smallest last bucket's
+// cost at least). With communication's CPU (cpu, as predict charges it), the x bytes a plan sends
 // during backward stretch it (and its ready times) by their CPU share, and the other S - x are
 // sent after it: the least over x of cpu(x) / cores + max(ring(S - x), what the ready times
 // leave after the stretched backward).

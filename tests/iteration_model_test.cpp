@@ -140,6 +140,32 @@ TEST(IterationModel, TheSlowestRanksLagIsWaitedFor) {
                    0);
 }
 
+// The iteration counted is the slowest rank's: every method's, not a phase, and not on one rank.
+TEST(IterationModel, TheSlowestRanksIterationIsCounted) {
+  ComputeProfile c = three_tensors();
+  const double best = best_iteration_s(c, 4, kLink);
+  std::vector<Phases> before;
+  const std::vector<Method> methods = {method_of("allreduce", SyncMode::blocking, 4, {}, 0),
+                                       method_of("allreduce", SyncMode::overlap, 4, {}, 0),
+                                       method_of("allreduce", SyncMode::stale, 4, {}, 0),
+                                       method_of("c10d_ddp", SyncMode::overlap, 4, {}, 4e6),
+                                       method_of("local_sgd", SyncMode::blocking, 4, {}, 0),
+                                       method_of("none", SyncMode::blocking, 4, {}, 0)};
+  before.reserve(methods.size());
+  for (const Method& m : methods) before.push_back(predict(c, m, kLink));
+  c.slowest_excess_s = 0.02;
+  for (size_t i = 0; i < methods.size(); ++i) {
+    const Phases after = predict(c, methods[i], kLink);
+    EXPECT_NEAR(after.total_s(), before[i].total_s() + 0.02, 1e-12) << methods[i].sync;
+    EXPECT_NEAR(after.phases_s(), before[i].phases_s(), 1e-12) << methods[i].sync;
+    EXPECT_DOUBLE_EQ(after.slowest_excess_s, 0.02);
+  }
+  EXPECT_NEAR(best_iteration_s(c, 4, kLink), best + 0.02, 1e-12);  // no plan avoids it
+  const Phases alone = predict(c, method_of("allreduce", SyncMode::blocking, 1, {}, 0), kLink);
+  EXPECT_DOUBLE_EQ(alone.slowest_excess_s, 0);
+  EXPECT_DOUBLE_EQ(alone.total_s(), alone.phases_s());
+}
+
 TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
   const ComputeProfile c = three_tensors();
   EXPECT_DOUBLE_EQ(predict(c, method_of("allreduce", SyncMode::stale, 4, {}, 0), kLink).sync_s, 0);

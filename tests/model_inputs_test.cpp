@@ -2,13 +2,18 @@
 // records and traces of a committed directory say: the blocking runs' compute at the pace of
 // every run's forward, and the wait for the slowest rank of an overlapping engine as its other
 // traced experiments measured it.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "catalogue/methods.h"
+#include "common/timed_window.h"
+#include "record/record.h"
 #include "report/predict/model_inputs.h"
 #include "report/read/results.h"
 #include "report/read/select.h"
@@ -24,6 +29,8 @@ const std::string kModel = DTBENCH_SOURCE_DIR "/results/reference/model-netns-4-
 // One whose bucketed runs (15 of 21) computed their forward faster than its blocking runs.
 const std::string kBucketBest =
     DTBENCH_SOURCE_DIR "/results/reference/bucket-best-netns-4-1gbit-xeon-vm";
+// One with blocking LeNet-5 runs over MPI and over Gloo.
+const std::string kStudy = DTBENCH_SOURCE_DIR "/results/reference/study-netns-4-1gbit-xeon-vm";
 
 const TrainRun& run_of(const SystemResults& s, const std::string& sync, double bucket_mb) {
   for (const TrainRun& r : s.runs) {
@@ -119,6 +126,54 @@ TEST(ModelInputs, ReducerTakesTheWaitOfTheEnginesWhoseTracesShowIt) {
             std::string::npos)
       << d.source;
   EXPECT_EQ(d.profile.backward_s, blocking.profile.backward_s);
+}
+
+// The iteration a record counts is its slowest rank's, the phases the ranks' mean: the gap
+// between them is the slowest rank's excess over the ranks' mean, which the ranks' own times
+// show. The profile takes it from the blocking runs over the run's backend, whose threads keep
+// the ranks apart their own way.
+TEST(ModelInputs, TheSlowestRanksExcessComesFromTheBlockingRunsOverItsBackend) {
+  const Results results = load_results({kStudy});
+  const SystemResults& s = results.systems.at(0);
+  std::map<std::string, std::vector<double>> excess;
+  for (const TrainRun& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind != "train" || c.model != "lenet5" || c.sync_options.mode != SyncMode::blocking ||
+        is_lossy(c.sync) || c.sync == "none" || c.slow_rank >= 0) {
+      continue;
+    }
+    const std::vector<double> total = report::timed(r);
+    double phases = 0;
+    for (size_t p = 0; p < kPhaseCount; ++p) phases += report::phase_mean(r, p);
+    const double gap = summarize(total).mean - phases;
+    // The ranks' own iteration times: the slowest's over their mean, iteration by iteration.
+    double over_mean = 0;
+    for (int64_t i = kTimedFirst; i <= kTimedLast; ++i) {
+      double slowest = 0, sum = 0;
+      for (const RankUsage& rank : r.record.ranks) {
+        slowest = std::max(slowest, rank.iteration_s.at(i));
+        sum += rank.iteration_s.at(i);
+      }
+      over_mean += (slowest - sum / r.record.ranks.size()) / (kTimedLast - kTimedFirst + 1);
+    }
+    EXPECT_NEAR(gap, over_mean, 2e-5) << r.name;
+    EXPECT_GT(gap, 0) << r.name;
+    excess[c.backend].push_back(gap);
+  }
+  ASSERT_GE(excess["mpi"].size(), 2U);
+  ASSERT_GE(excess["gloo"].size(), 2U);
+  for (const auto& [backend, gaps] : excess) {
+    const MeasuredCompute m = compute_of(s, "lenet5", 64, 4, backend);
+    ASSERT_TRUE(m.found) << m.source;
+    EXPECT_NEAR(m.profile.slowest_excess_s, summarize(gaps).median, 1e-12) << backend;
+    EXPECT_NE(m.source.find(
+                  fmt::format("the median over {} blocking runs over {})", gaps.size(), backend)),
+              std::string::npos)
+        << m.source;
+  }
+  // Here Gloo's ranks drift further apart than MPI's.
+  EXPECT_GT(compute_of(s, "lenet5", 64, 4, "gloo").profile.slowest_excess_s,
+            compute_of(s, "lenet5", 64, 4, "mpi").profile.slowest_excess_s);
 }
 
 }  // namespace

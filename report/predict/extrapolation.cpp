@@ -56,7 +56,7 @@ Inputs compute_for(const SystemResults& s, const TrainRun& run, const std::vecto
     const TrainRun* like = run_on(s, c.model, f);
     if (like == nullptr) continue;
     out.share[f] = core_share(*like);
-    const MeasuredCompute m = compute_of(s, c.model, c.global_batch, f);
+    const MeasuredCompute m = compute_of(s, c.model, c.global_batch, f, c.backend);
     if (!m.found) continue;
     at.push_back({out.share[f], static_cast<double>(c.global_batch) / f, m.profile});
     used.push_back(f);
@@ -78,10 +78,11 @@ Inputs compute_for(const SystemResults& s, const TrainRun& run, const std::vecto
       "compute of {} on {} ranks (batch {:g} each, {:g} ranks' threads per core): each phase as "
       "share x (a + b x batch) through the blocking runs on {} ranks ({} per core): forward "
       "{:.4f} s, backward {:.4f} s, optimizer {:.4f} s, the slowest rank {:.4f} s after the mean, "
-      "the p95 iteration's compute {:.4f} s over it",
+      "the p95 iteration's compute {:.4f} s over it, the slowest rank's iteration {:.4f} s over "
+      "the ranks' mean",
       c.model, c.world_size, batch, share, fmt::join(used, ", "), fmt::join(shares, ", "),
       out.compute.forward_s, out.compute.backward_s, out.compute.optimizer_s,
-      out.compute.straggler_s, out.compute.spread_p95_s);
+      out.compute.straggler_s, out.compute.spread_p95_s, out.compute.slowest_excess_s);
   return out;
 }
 

@@ -370,6 +370,16 @@ double compute_spread_p95_s(const TrainRun& run) {
   return std::max(0.0, percentile(slowest, 95) - summarize(slowest).mean);
 }
 
+// How much longer than the ranks' mean the iteration counted (the slowest rank's) is, over the
+// timed iterations: the mean of total_s less the phases' means.
+double slowest_excess_s(const TrainRun& run) {
+  const std::vector<double> t = report::timed(run);
+  if (t.empty()) return 0;
+  double phases = 0;
+  for (size_t p = 0; p < kPhaseCount; ++p) phases += report::phase_mean(run, p);
+  return std::max(0.0, summarize(t).mean - phases);
+}
+
 }  // namespace
 
 // The compute of runs like r (model, batch, ranks) that do not overlap: blocking mode, no
@@ -378,14 +388,17 @@ double compute_spread_p95_s(const TrainRun& run) {
 // traces.
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   const TrainConfig& c = r.record.config;
-  return compute_of(s, c.model, c.global_batch, c.world_size);
+  return compute_of(s, c.model, c.global_batch, c.world_size, c.backend);
 }
 
 MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int64_t batch,
-                           int ranks) {
+                           int ranks, const std::string& backend) {
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
   std::vector<double> spread, forward_everywhere;
+  // The slowest rank's excess in the runs whose ranks synchronise every iteration (those that
+  // do not drift apart): [blocking, overlapping][any backend, over `backend`].
+  std::array<std::array<std::vector<double>, 2>, 2> excess;
   TraceFacts ready;
   int runs = 0;
   for (const auto& other : s.runs) {
@@ -398,6 +411,11 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
     // beside it (all but stale mode): every such run measures the machine's pace.
     if (c.sync_options.mode != SyncMode::stale) {
       forward_everywhere.push_back(report::phase_mean(other, 1));
+    }
+    if (c.sync != "none" && !is_lossy(c.sync) && c.sync_options.mode != SyncMode::stale) {
+      const size_t mode = c.sync_options.mode == SyncMode::blocking ? 0 : 1;
+      excess[mode][0].push_back(slowest_excess_s(other));
+      if (c.backend == backend) excess[mode][1].push_back(excess[mode][0].back());
     }
     if (c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync)) continue;
     ++runs;
@@ -434,6 +452,18 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
   }
   p.straggler_s = summarize(ready.straggler_s).median;
   p.spread_p95_s = summarize(spread).median;
+  // Each backend's threads keep the ranks apart their own way: its runs where there are any;
+  // the blocking ones where there are any.
+  std::string excess_from = "no synchronising run";
+  for (const size_t mode : {size_t{0}, size_t{1}}) {
+    const size_t on = excess[mode][1].empty() ? 0 : 1;
+    if (excess[mode][on].empty()) continue;
+    p.slowest_excess_s = summarize(excess[mode][on]).median;
+    excess_from = fmt::format("the median over {} {} runs{}", excess[mode][on].size(),
+                              mode == 0 ? "blocking" : "overlapping",
+                              on ? fmt::format(" over {}", backend) : "");
+    break;
+  }
   for (const auto& parameter : model::builtin_parameters(model)) {
     p.shapes.push_back(parameter.shape);
   }
@@ -442,12 +472,14 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
       "compute of {} ({} ranks, batch {}): the median of {} blocking runs{}, forward {:.3f} s, "
       "backward {:.3f} s, optimizer {:.3f} s; {} gradients' ready times from their traces; the "
       "slowest rank ends its compute {:.3f} s after the ranks' mean (the median over their "
-      "traces of the mean over iterations)",
+      "traces of the mean over iterations); the slowest rank's iteration is {:.4f} s longer than "
+      "the ranks' mean ({})",
       model, ranks, batch, runs,
       std::abs(pace - 1) < 5e-4 ? ""
                                 : fmt::format(" at the pace of the {} runs' forward ({:+.1f}%)",
                                               forward_everywhere.size(), 100 * (pace - 1)),
-      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s);
+      p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s, p.slowest_excess_s,
+      excess_from);
   return e;
 }
 

@@ -92,10 +92,11 @@ struct MeasuredCompute {
   std::string source;
 };
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model);
-// The compute of runs like r (model, batch, ranks) that do not overlap.
+// The compute of runs like r (model, batch, ranks) that do not overlap; the slowest rank's
+// excess (ComputeProfile::slowest_excess_s) from those over r's backend where there are any.
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r);
 MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int64_t batch,
-                           int ranks);
+                           int ranks, const std::string& backend = "");
 
 // The compute for a run like c that overlaps its communication with backward: where the ranks
 // share cores, what communicates beside compute pulls them further apart than in the blocking

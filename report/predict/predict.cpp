@@ -178,7 +178,7 @@ Prediction predict_system(const SystemResults& s) {
   Prediction out;
   out.label = s.label;
   std::set<std::string> done, noted, swept, on_link, hook_swept;
-  std::map<std::tuple<std::string, int64_t, int64_t>, MeasuredCompute> profiles;
+  std::map<std::tuple<std::string, int64_t, int64_t, std::string>, MeasuredCompute> profiles;
   auto note = [&](const std::string& text) {
     if (noted.insert(text).second) out.notes.push_back(text);
   };
@@ -194,7 +194,8 @@ Prediction predict_system(const SystemResults& s) {
       note(fmt::format("{} with a slowed rank: not modelled", label));
       continue;
     }
-    const std::tuple<std::string, int64_t, int64_t> key{c.model, c.global_batch, c.world_size};
+    const std::tuple<std::string, int64_t, int64_t, std::string> key{c.model, c.global_batch,
+                                                                     c.world_size, c.backend};
     auto known = profiles.find(key);
     if (known == profiles.end()) known = profiles.emplace(key, profile_for(s, run)).first;
     const MeasuredCompute profile = with_overlap_wait(s, c, known->second, run.name);
@@ -423,6 +424,9 @@ std::string rows_text(const Prediction& p) {
     for (size_t i = 1; i < kPhaseCount; ++i) {
       phases += fmt::format("{} {:.3f}/{:.3f}  ", kPhaseNames[i], ms[i], qs[i]);
     }
+    // The iteration counted is the slowest rank's; the phases are the ranks' mean.
+    phases += fmt::format("slowest rank +{:.3f}/+{:.3f}", r.measured_s - r.measured.phases_s(),
+                          r.predicted.slowest_excess_s);
     text +=
         fmt::format("{:<44} {:>9.3f}s {:>9.3f}s {:>+7.1f}%  {:<21}  {}\n", r.label, r.measured_s,
                     r.predicted.total_s(), 100 * r.error(),

@@ -63,10 +63,11 @@ model::ComputeProfile scaled_compute(const WhatIfOptions& o, const std::string& 
   c.forward_s *= o.compute_scale;
   c.backward_s *= o.compute_scale;
   c.straggler_s *= o.compute_scale;
+  c.slowest_excess_s *= o.compute_scale;
   c.optimizer_s *= parameters;
   assumptions.push_back(fmt::format(
-      "compute scaled from {} measured in {} ({}): forward, backward and the slowest rank's lag "
-      "x {:g} (given), the optimizer step x {:.3g} (the ratio of parameters), data as measured",
+      "compute scaled from {} measured in {} ({}): forward, backward, the slowest rank's lag and "
+      "its iteration's excess x {:g} (given), the optimizer step x {:.3g} (the ratio of parameters), data as measured",
       o.scale_from, dir, m.source, o.compute_scale, parameters));
   return c;
 }
