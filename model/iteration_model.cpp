@@ -114,6 +114,38 @@ double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Lin
   return it->second(ranks, bytes, link);
 }
 
+namespace {
+
+// What the links' token buckets hold when a synchronisation starts, in bytes: what refilled
+// them at the rate while the ranks computed for idle_s, at most their depth.
+double credit_after(const Link& link, double idle_s) {
+  return link.burst_bytes > 0 ? std::min(link.burst_bytes, link.bytes_per_s * idle_s) : 0;
+}
+
+// The credit spent on the buckets in the order they go: each bucket's time spent on the link's
+// rate (its algorithm on the link less the same algorithm with no rate to wait for) shrinks by
+// the credit's bytes at the rate, until none is left. Buckets with their own time (the lossy
+// hooks', two levels') keep it.
+void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& method,
+                  const Link& link, const std::function<double(double)>& cost) {
+  Link no_rate = link;
+  no_rate.bytes_per_s = std::numeric_limits<double>::infinity();
+  no_rate.burst_bytes = 0;
+  for (Bucket& b : buckets) {
+    if (!(credit > 0)) return;
+    if (b.seconds >= 0) continue;
+    const double on_rate =
+        tensor_sync_s(method.sync, method.ranks, b.bytes, link, method.backend) -
+        tensor_sync_s(method.sync, method.ranks, b.bytes, no_rate, method.backend);
+    const double saved = std::clamp(credit / link.bytes_per_s, 0.0, std::max(0.0, on_rate));
+    const double full = cost(b.bytes);
+    b.seconds = std::max(0.0, full - saved);
+    credit -= (full - b.seconds) * link.bytes_per_s;
+  }
+}
+
+}  // namespace
+
 std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& method,
                                const std::function<double(double bytes)>& cost, const Link& link) {
   const size_t n = compute.tensor_bytes.size();
@@ -172,6 +204,15 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     return p;
   }
   std::vector<Bucket> buckets = buckets_of(compute, method, cost, link);
+  // Through token buckets, the compute since the last synchronisation refilled them: the first
+  // bytes go without waiting for the rate. Blocking: the whole compute; overlap: until the first
+  // bucket is ready. stale's sums are hidden behind compute already.
+  if (method.options.mode != SyncMode::stale && !buckets.empty()) {
+    const double before = compute.optimizer_s + compute.data_s + compute.forward_s;
+    const double idle = before + (method.options.mode == SyncMode::overlap ? buckets.front().ready_s
+                                                                           : compute.backward_s);
+    spend_credit(buckets, credit_after(link, idle), method, link, cost);
+  }
   for (const Bucket& b : buckets) p.comm_s += b.seconds >= 0 ? b.seconds : cost(b.bytes);
   if (method.options.mode == SyncMode::overlap) {
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'

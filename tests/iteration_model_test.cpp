@@ -166,6 +166,47 @@ TEST(IterationModel, TheSlowestRanksIterationIsCounted) {
   EXPECT_DOUBLE_EQ(alone.total_s(), alone.phases_s());
 }
 
+// Through a token bucket (2 MB deep, 100 MB/s, 10 KB refilled while a step waits its 0.1 ms)
+// the compute before a synchronisation fills it, and its first bytes go without waiting for the
+// rate: the tensors sent first (the last parameter's 3 MB, 6 steps of 0.75 MB) take 2 MB / rate
+// less, whatever prices them, as far as their time waits for the rate at all.
+TEST(IterationModel, ComputeRefillsTheTokenBucketTheSynchronisationStartsFrom) {
+  ComputeProfile c = three_tensors();  // 1.36 s of compute: the bucket refills to its depth
+  const Link shaped{1e-4, 1e8, 2e6};
+  const Method blocking = method_of("allreduce", SyncMode::blocking, 4, {}, 0);
+  double drained = 0;
+  for (double b : c.tensor_bytes) drained += ring_allreduce_s(4, b, shaped);
+  EXPECT_NEAR(predict(c, blocking, shaped).sync_s, drained - 2e6 / 1e8, 1e-12);
+  // No bucket, no credit: Hockney's sum for every tensor.
+  const Link plain{1e-4, 1e8};
+  double hockney = 0;
+  for (double b : c.tensor_bytes) hockney += ring_allreduce_s(4, b, plain);
+  EXPECT_NEAR(predict(c, blocking, plain).sync_s, hockney, 1e-12);
+  // A sweep's measured cost gives up as much.
+  Method swept = blocking;
+  swept.measured_cost = [](double b) { return 0.01 + b / 5e7; };
+  EXPECT_NEAR(predict(c, swept, shaped).sync_s, 0.03 + 6e6 / 5e7 - 0.02, 1e-12);
+  // 10 ms of compute refills 1 MB of it.
+  ComputeProfile quick = c;
+  quick.data_s = 0, quick.forward_s = 0.004, quick.backward_s = 0.006, quick.optimizer_s = 0;
+  quick.ready_s = {0.006, 0.003, 0.0012};
+  EXPECT_NEAR(predict(quick, blocking, shaped).sync_s, drained - 1e6 / 1e8, 1e-12);
+  // Tensors whose steps the refill during their latency covers never wait for the rate: nothing
+  // to give up.
+  ComputeProfile small = c;
+  small.tensor_bytes = {4e3, 8e3, 12e3};
+  double latency_only = 0;
+  for (double b : small.tensor_bytes) latency_only += ring_allreduce_s(4, b, shaped);
+  EXPECT_NEAR(latency_only, 3 * 6 * 1e-4, 1e-12);
+  EXPECT_NEAR(predict(small, blocking, shaped).sync_s, latency_only, 1e-12);
+  // Overlap: the compute until the first bucket is ready (0.36 s + 0.2 s) refills it too.
+  const Method overlap = method_of("bucketed", SyncMode::overlap, 4, {6e6});
+  const Link slow{1e-4, 1e7, 2e6};  // 0.6 s per 6 MB ring: most of it after backward
+  const Link slow_plain{1e-4, 1e7};
+  EXPECT_NEAR(predict(c, overlap, slow).comm_s, ring_allreduce_s(4, 6e6, slow) - 2e6 / 1e7, 1e-12);
+  EXPECT_NEAR(predict(c, overlap, slow_plain).comm_s, ring_allreduce_s(4, 6e6, slow_plain), 1e-12);
+}
+
 TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
   const ComputeProfile c = three_tensors();
   EXPECT_DOUBLE_EQ(predict(c, method_of("allreduce", SyncMode::stale, 4, {}, 0), kLink).sync_s, 0);

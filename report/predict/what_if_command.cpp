@@ -67,7 +67,8 @@ model::ComputeProfile scaled_compute(const WhatIfOptions& o, const std::string& 
   c.optimizer_s *= parameters;
   assumptions.push_back(fmt::format(
       "compute scaled from {} measured in {} ({}): forward, backward, the slowest rank's lag and "
-      "its iteration's excess x {:g} (given), the optimizer step x {:.3g} (the ratio of parameters), data as measured",
+      "its iteration's excess x {:g} (given), the optimizer step x {:.3g} (the ratio of "
+      "parameters), data as measured",
       o.scale_from, dir, m.source, o.compute_scale, parameters));
   return c;
 }
