@@ -396,9 +396,9 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
   std::vector<double> spread, forward_everywhere;
-  // The slowest rank's excess in the runs whose ranks synchronise every iteration (those that
-  // do not drift apart): [blocking, overlapping][any backend, over `backend`].
-  std::array<std::array<std::vector<double>, 2>, 2> excess;
+  // The slowest rank's excess in the blocking runs whose ranks synchronise every iteration (not
+  // `none`, whose ranks drift apart): [any backend, over `backend`].
+  std::array<std::vector<double>, 2> excess;
   TraceFacts ready;
   int runs = 0;
   for (const auto& other : s.runs) {
@@ -412,13 +412,12 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
     if (c.sync_options.mode != SyncMode::stale) {
       forward_everywhere.push_back(report::phase_mean(other, 1));
     }
-    if (c.sync != "none" && !is_lossy(c.sync) && c.sync_options.mode != SyncMode::stale) {
-      const size_t mode = c.sync_options.mode == SyncMode::blocking ? 0 : 1;
-      excess[mode][0].push_back(slowest_excess_s(other));
-      if (c.backend == backend) excess[mode][1].push_back(excess[mode][0].back());
-    }
     if (c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync)) continue;
     ++runs;
+    if (c.sync != "none") {
+      excess[0].push_back(slowest_excess_s(other));
+      if (c.backend == backend) excess[1].push_back(excess[0].back());
+    }
     for (size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(report::phase_mean(other, i));
     spread.push_back(compute_spread_p95_s(other));
     add_facts(trace_of(other).facts, ready);
@@ -452,18 +451,13 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
   }
   p.straggler_s = summarize(ready.straggler_s).median;
   p.spread_p95_s = summarize(spread).median;
-  // Each backend's threads keep the ranks apart their own way: its runs where there are any;
-  // the blocking ones where there are any.
-  std::string excess_from = "no synchronising run";
-  for (const size_t mode : {size_t{0}, size_t{1}}) {
-    const size_t on = excess[mode][1].empty() ? 0 : 1;
-    if (excess[mode][on].empty()) continue;
-    p.slowest_excess_s = summarize(excess[mode][on]).median;
-    excess_from = fmt::format("the median over {} {} runs{}", excess[mode][on].size(),
-                              mode == 0 ? "blocking" : "overlapping",
-                              on ? fmt::format(" over {}", backend) : "");
-    break;
-  }
+  // Each backend's threads keep the ranks apart their own way: its runs where there are any.
+  const size_t on = excess[1].empty() ? 0 : 1;
+  p.slowest_excess_s = excess[on].empty() ? 0 : summarize(excess[on]).median;
+  const std::string excess_from =
+      excess[on].empty() ? "no blocking run that synchronises"
+                         : fmt::format("the median over {} blocking runs{}", excess[on].size(),
+                                       on == 1 ? fmt::format(" over {}", backend) : "");
   for (const auto& parameter : model::builtin_parameters(model)) {
     p.shapes.push_back(parameter.shape);
   }
