@@ -142,14 +142,11 @@ LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ra
 
 namespace {
 
-// The machine CPU time per operation that a sweep of `op` on these ranks measured, and how many
-// machines it ran on: from 1 MiB up, the points of a straight line (which prices large buckets
-// past the sizes swept); under it, each size whose operations together took at least kTicks of
-// CPU (each reading is a count of the kernel's 10 ms ticks), read between the sizes.
+// The machine CPU time per operation that a sweep of `op` on these ranks measured from 1 MiB up
+// (the points of a straight line, which prices large buckets past the sizes swept), and how many
+// machines it ran on.
 struct CpuPoints {
-  static constexpr double kTicks = 0.1;  // s: 10 ticks
   std::vector<double> bytes, seconds;
-  model::MeasuredCost small;
   int machines = 0;
   bool enough() const { return std::set<double>(bytes.begin(), bytes.end()).size() >= 2; }
   model::Line line() const { return model::fit_line_relative(bytes, seconds); }
@@ -158,42 +155,27 @@ struct CpuPoints {
 CpuPoints cpu_points(const SystemResults& s, const std::string& op, const std::string& backend,
                      int ranks) {
   CpuPoints p;
-  std::map<double, double> small;
   for (const auto& r : s.collectives) {
     if (r.op != op || r.backend != backend || r.ranks != ranks) continue;
-    if (r.machine_cpu_s < 0 || r.machines < 1) continue;
-    if (r.bytes < kMiB) {
-      if (r.machine_cpu_s * r.operations >= CpuPoints::kTicks) {
-        small[static_cast<double>(r.bytes)] = r.machine_cpu_s;
-      }
-      continue;
-    }
+    if (r.machine_cpu_s < 0 || r.machines < 1 || r.bytes < kMiB) continue;
     p.bytes.push_back(static_cast<double>(r.bytes));
     p.seconds.push_back(r.machine_cpu_s);
     p.machines = r.machines;
-  }
-  for (const auto& [bytes, seconds] : small) {
-    p.small.bytes.push_back(bytes);
-    p.small.seconds.push_back(seconds);
   }
   return p;
 }
 
 // The CPU of an operation of b bytes: the line from 1 MiB up (never below zero); under the
-// smallest size it was fitted to, what the smaller sizes measured, between them and up to that
-// size's point on the line. Without them, in proportion to the bytes: the line's intercept is
-// no measured fixed cost (charged to each of LeNet-5's 10 tensors of a few KB, it made the stale
-// allreduce on study-netns-4-bottleneck-epyc-vm +93%).
+// smallest size it was fitted to, in proportion to the bytes. What a sweep measures under 1 MiB
+// is mostly its waiting: an operation that takes its latency keeps MPI's progress thread (or
+// Gloo's) polling on a machine with nothing else to run, and a rank's compute, runnable, takes
+// that CPU back. The line's intercept is no fixed cost either.
 std::function<double(double)> cpu_of(const CpuPoints& points) {
   const model::Line line = points.line();
   const double smallest = *std::min_element(points.bytes.begin(), points.bytes.end());
   const auto on_line = [line](double b) { return std::max(0.0, line.alpha + line.beta * b); };
-  model::MeasuredCost below = points.small;
-  below.bytes.push_back(smallest);
-  below.seconds.push_back(on_line(smallest));
-  return [on_line, smallest, below](double b) {
-    if (b >= smallest) return on_line(b);
-    return below.bytes.size() > 1 ? below.time(b) : on_line(smallest) * b / smallest;
+  return [on_line, smallest](double b) {
+    return b >= smallest ? on_line(b) : on_line(smallest) * b / smallest;
   };
 }
 
@@ -246,10 +228,10 @@ CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run, int swept_
   }
   e.source = fmt::format(
       "communication's CPU: {} ranks of {} threads fill each machine's {} cores; an allreduce "
-      "costs a machine {:.3f} s of CPU per 10 MB ({}, {} sizes from 1 MiB; under it, {} sizes "
-      "measured{})",
+      "costs a machine {:.3f} s of CPU per 10 MB ({}, {} sizes from 1 MiB; under it, in "
+      "proportion to the bytes{})",
       per_machine, threads, cores, line.alpha + line.beta * 1e7, sweep, points.bytes.size(),
-      points.small.bytes.size(), scaled);
+      scaled);
   return e;
 }
 

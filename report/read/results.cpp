@@ -84,7 +84,6 @@ std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::st
     r.algbw = b.value("algbw", 0.0);
     r.busbw = b.value("busbw", 0.0);
     r.machine_cpu_s = b.value("machine_cpu_s", -1.0);
-    r.operations = static_cast<int>(b.value("operations", b.value("iterations", 0.0)));
     r.machines = static_cast<int>(b.value("machines", 0.0));
     r.hosts = static_cast<int>(b.value("hosts", 0.0));
     rows.push_back(r);
@@ -203,7 +202,7 @@ Results load_results(const std::vector<std::string>& dirs, bool each_directory) 
     auto it = std::find_if(out.systems.begin(), out.systems.end(),
                            [&](const SystemResults& s) { return s.label == label; });
     if (it == out.systems.end()) {
-      out.systems.push_back({label, system, {}, {}, {}, {}, {}});
+      out.systems.push_back({label, system, {}, {}, {}, {}, {}, {}});
       it = out.systems.end() - 1;
     }
     it->dirs.push_back(d);

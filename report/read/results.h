@@ -51,7 +51,6 @@ struct CollectiveRun {
   bool vgg11_case = false;
   double time_s = 0, algbw = 0, busbw = 0;  // algbw, busbw in bytes/s
   double machine_cpu_s = -1;  // per operation and machine; -1: not measured (older results)
-  int operations = 0;         // the operations timed (older results: Google Benchmark's iterations)
   int machines = 0;           // the machines the ranks ran on; 0: not recorded
   int hosts = 0;              // the hosts (host names) they ran on; 0: not recorded
 };
