@@ -128,9 +128,11 @@ std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& meth
 // compressing (casts, top-k's selection, PowerSGD's products and orthogonalisation) is in the model
 // only where method.hook measured it (each bucket's cpu_s). Blocking and overlap: the wait for the
 // slowest rank (compute.straggler_s) is part of the exposed synchronisation (c10d_ddp: of backward,
-// where its Reducer waits). Overlap and stale: backward is stretched by the CPU time of the
-// communication that runs while the rank computes, shared by the machine's cores (method.comm_cpu),
-// and its gradients' ready times with it.
+// where its Reducer waits). Overlap: backward is stretched by the CPU time of the communication
+// that runs while the rank computes, shared by the machine's cores (method.comm_cpu), and its
+// gradients' ready times with it. Stale: the sums hidden behind the next iteration where cores are
+// left free; where the ranks keep them busy (method.comm_cpu set), finished after the compute
+// as a blocking method's.
 Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
 
 // One machine's CPU time for a bucket's operation: as measured (cpu_s), else an allreduce's of
