@@ -353,13 +353,10 @@ double compute_spread_p95_s(const TrainRun& run) {
 }
 
 // How much longer than the ranks' mean the iteration counted (the slowest rank's) is, over the
-// timed iterations: the mean of total_s less the phases' means.
-double slowest_excess_s(const TrainRun& run) {
+// timed iterations: the mean of total_s less the sum of the phases' means, phases_s.
+double slowest_excess_s(const TrainRun& run, double phases_s) {
   const std::vector<double> t = report::timed(run);
-  if (t.empty()) return 0;
-  double phases = 0;
-  for (size_t p = 0; p < kPhaseCount; ++p) phases += report::phase_mean(run, p);
-  return std::max(0.0, summarize(t).mean - phases);
+  return t.empty() ? 0 : std::max(0.0, summarize(t).mean - phases_s);
 }
 
 }  // namespace
@@ -396,11 +393,15 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
     }
     if (c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync)) continue;
     ++runs;
+    double phases = 0;
+    for (size_t i = 0; i < kPhaseCount; ++i) {
+      phase[i].push_back(report::phase_mean(other, i));
+      phases += phase[i].back();
+    }
     if (c.sync != "none") {
-      excess[0].push_back(slowest_excess_s(other));
+      excess[0].push_back(slowest_excess_s(other, phases));
       if (c.backend == backend) excess[1].push_back(excess[0].back());
     }
-    for (size_t i = 0; i < kPhaseCount; ++i) phase[i].push_back(report::phase_mean(other, i));
     spread.push_back(compute_spread_p95_s(other));
     add_facts(trace_of(other).facts, ready);
   }
