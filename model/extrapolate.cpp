@@ -17,17 +17,18 @@ constexpr double kNoCost = std::numeric_limits<double>::infinity();
 
 // The latency per step at share 1 and its growth per share, from small messages.
 std::pair<double, double> latency_of(const std::vector<SweepPoint>& small,
-                                     const AlgorithmTime& time) {
+                                     const AlgorithmTime& time, Waits waits) {
   std::vector<double> steps, growth, seconds, weights;
   bool shares_differ = false;
   for (const SweepPoint& p : small) {
     const double n = time(p.ranks, p.bytes, {1, kNoCost});
     if (!(p.seconds > 0) || !(n > 0)) continue;
     steps.push_back(n);
-    growth.push_back(n * (p.share - 1));
+    growth.push_back(n * share_growth(p.share, waits));
     seconds.push_back(p.seconds);
     weights.push_back(1 / (p.seconds * p.seconds));
-    shares_differ = shares_differ || p.share != small.front().share;
+    shares_differ =
+        shares_differ || share_growth(p.share, waits) != share_growth(small.front().share, waits);
   }
   if (seconds.empty()) return {0, 0};
   if (shares_differ) {
@@ -48,9 +49,10 @@ std::pair<double, double> latency_of(const std::vector<SweepPoint>& small,
 
 FittedLink fit_link_across(const std::vector<SweepPoint>& small,
                            const std::vector<SweepPoint>& sent, const AlgorithmTime& time,
-                           double burst_bytes, bool relative) {
+                           double burst_bytes, bool relative, Waits waits) {
   FittedLink out;
-  std::tie(out.link.latency_s, out.latency_per_share_s) = latency_of(small, time);
+  out.waits = waits;
+  std::tie(out.link.latency_s, out.latency_per_share_s) = latency_of(small, time, waits);
   out.link.burst_bytes = burst_bytes;
   std::vector<SweepPoint> used;
   for (const SweepPoint& p : sent) {

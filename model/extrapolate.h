@@ -2,6 +2,7 @@
 // The model's inputs on more ranks than were measured (docs/model.md, "Past the ranks it was
 // fitted on"): a link fitted to an algorithm's measured times on several rank counts at once,
 // and a rank's compute worked out from the compute measured on other rank counts.
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -21,15 +22,31 @@ struct SweepPoint {
 // An algorithm's time on a link, as every formula of cost_model.h is: a x L(n) + V(n, S) / B.
 using AlgorithmTime = std::function<double(int ranks, double bytes, const Link& link)>;
 
+// How a rank waits for its peers, which decides how a step's latency grows with the ranks that
+// share a core (each step waits for the next rank to be scheduled). spin: a waiting rank polls
+// and stays runnable (Open MPI, even yielding when idle), so a step waits behind every other
+// rank on its core: the wait grows with each rank more on a core. sleep: a waiting rank blocks
+// (Gloo's threads), leaving the core to the ranks with work: once the ranks outnumber the cores
+// a step waits for its rank to be scheduled, the same however many sleeping ranks share the
+// core.
+enum class Waits { spin, sleep };
+
+// The ranks more on a core that a step's wait grows with, at `share` ranks' threads per core.
+inline double share_growth(double share, Waits waits) {
+  const double more = std::max(0.0, share - 1);
+  return waits == Waits::spin ? more : std::min(more, 1.0);
+}
+
 // A link fitted to an algorithm's measured times: its rate, and a latency per step that grows
-// with the ranks that share each core (each step waits for the next rank to be scheduled):
-// latency + latency_per_share x (share - 1).
+// with the ranks that share each core: latency + latency_per_share x share_growth(share, waits).
 struct FittedLink {
   bool found = false;
   Link link;  // at share 1
   double latency_per_share_s = 0;
+  Waits waits = Waits::spin;
   Link at(double share) const {
-    return {link.latency_s + latency_per_share_s * (share - 1), link.bytes_per_s, link.burst_bytes};
+    return {link.latency_s + latency_per_share_s * share_growth(share, waits), link.bytes_per_s,
+            link.burst_bytes};
   }
 };
 
@@ -39,10 +56,12 @@ struct FittedLink {
 // negative is left out and the rest refitted; with one share among them, no growth); then the
 // rate from the sizes that matter (`sent`: least squares on seconds, or on relative errors so
 // that every size counts alike, with the latency fitted and the link's token bucket of
-// burst_bytes, 0 for none). found = false without a positive rate.
+// burst_bytes, 0 for none), the latency's growth as `waits` has it. found = false without a
+// positive rate.
 FittedLink fit_link_across(const std::vector<SweepPoint>& small,
                            const std::vector<SweepPoint>& sent, const AlgorithmTime& time,
-                           double burst_bytes = 0, bool relative = false);
+                           double burst_bytes = 0, bool relative = false,
+                           Waits waits = Waits::spin);
 
 // The compute measured on some rank count: each rank's batch, the share of a core its threads
 // had (its machine's ranks x threads / cores, at least 1: 2 when 4 one-thread ranks share 2

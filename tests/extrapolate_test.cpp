@@ -88,6 +88,28 @@ TEST(FitLinkAcross, RecoversALinkThroughItsTokenBucket) {
               0.001 * ring_allreduce_s(8, 192e3, eight));
 }
 
+TEST(FitLinkAcross, SleepingWaitsStopGrowingOnceTheRanksOutnumberTheCores) {
+  // Gloo's ranks block while they wait: on 2 cores a step waited longer on 4 ranks than on 2,
+  // and no longer on 8 than on 4 (the emulated cluster, messages of 64 B: 0.68, 1.08 and 1.17
+  // ms per step, chained). The growth fitted on 2 and 4 ranks is counted once on 8.
+  const Link link{0.7e-3, 11.9e6, 31.3e3};
+  const double growth = 0.4e-3;
+  const FittedLink fit =
+      fit_link_across(points_of(ring_allreduce_s, link, growth, {2, 4}, kSmall),
+                      points_of(ring_allreduce_s, link, growth, {2, 4}, kSent), ring_allreduce_s,
+                      link.burst_bytes, /*relative=*/false, Waits::sleep);
+  ASSERT_TRUE(fit.found);
+  EXPECT_NEAR(fit.latency_per_share_s, growth, 1e-6);
+  EXPECT_NEAR(fit.at(4).latency_s, link.latency_s + growth, 1e-6);
+  EXPECT_NEAR(fit.at(2).latency_s, link.latency_s + growth, 1e-6);
+  EXPECT_NEAR(fit.at(1).latency_s, link.latency_s, 1e-6);
+  // Spinning ranks (the default) keep growing: each rank more on a core waits its turn.
+  const FittedLink spin = fit_link_across(points_of(ring_allreduce_s, link, growth, {2, 4}, kSmall),
+                                          points_of(ring_allreduce_s, link, growth, {2, 4}, kSent),
+                                          ring_allreduce_s, link.burst_bytes);
+  EXPECT_NEAR(spin.at(4).latency_s, link.latency_s + 3 * growth, 1e-6);
+}
+
 TEST(FitLinkAcross, NoPointsNoLink) {
   EXPECT_FALSE(fit_link_across({}, {}, ring_allreduce_s).found);
 }

@@ -129,23 +129,30 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   StrategyLink out;
   const std::string sync = c.sync, backend = c.backend;
   const double burst = bucket_between_hosts(s);
+  // Gloo's ranks block while they wait; Open MPI's poll (the launcher's mpi_yield_when_idle
+  // yields the core but keeps them runnable).
+  const model::Waits waits = backend == "gloo" ? model::Waits::sleep : model::Waits::spin;
   out.fitted = model::fit_link_across(
       small, sent,
       [per_tensor, sync, backend](int n, double b, const model::Link& l) {
         return per_tensor ? model::tensor_sync_s(sync, n, b, l, backend)
                           : model::ring_allreduce_s(n, b, l);
       },
-      burst);
+      burst, /*relative=*/false, waits);
   std::vector<std::string> ops;
   for (const auto& call : method.priced_by) ops.push_back(call.op);
   out.source = fmt::format(
       "{}/{}: its formula fitted to the {} sweeps of {} on {} ranks: latency {:.1f} us per "
-      "step and {:.1f} us more for each rank more on a core, from messages of {:g} to {:g} B; rate "
+      "step and {:.1f} us more {}, from messages of {:g} to {:g} B; rate "
       "{:.2f} MB/s at {}{}",
       c.sync, c.backend, c.backend == "mpi" ? "MPI" : "Gloo",
       per_tensor ? fmt::format("{}", fmt::join(ops, " + ")) : ring, fmt::join(used, ", "),
-      out.fitted.link.latency_s * 1e6, out.fitted.latency_per_share_s * 1e6, kSmallest, kSmall,
-      out.fitted.link.bytes_per_s / 1e6, per_tensor ? "its tensors' sizes" : "its buckets' sizes",
+      out.fitted.link.latency_s * 1e6, out.fitted.latency_per_share_s * 1e6,
+      waits == model::Waits::spin
+          ? "for each rank more on a core (its waiting ranks spin)"
+          : "once the ranks outnumber the cores, however many more (its waiting ranks sleep)",
+      kSmallest, kSmall, out.fitted.link.bytes_per_s / 1e6,
+      per_tensor ? "its tensors' sizes" : "its buckets' sizes",
       burst > 0 ? fmt::format(", through the links' token bucket of {:.0f} KB", burst / 1e3) : "");
   return out;
 }
