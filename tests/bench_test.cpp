@@ -91,6 +91,7 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
       EXPECT_EQ(b["machines"], 1) << b["name"];  // the ranks all run here
       EXPECT_GE(b["machine_cpu_s"].get<double>(), 0) << b["name"];
       machine_cpu_s += b["machine_cpu_s"].get<double>() * b["iterations"].get<double>();
+      EXPECT_GT(b["chained_s"].get<double>(), 0) << b["name"];  // the same operations chained
     }
   }
   EXPECT_GT(machine_cpu_s, 0);

@@ -43,13 +43,17 @@ bool waits_in_backward(const std::string& sync) {
 
 }  // namespace
 
+double priced_s(const CollectiveRun& c) {
+  return c.backend == "gloo" && c.chained_s > 0 ? c.chained_s : c.time_s;
+}
+
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
                              const std::string& backend, int ranks, int machines, int hosts) {
   std::map<double, double> by_size;
   for (const auto& c : s.collectives) {
     if (c.op == op && c.backend == backend && c.ranks == ranks &&
         (machines == 0 || c.machines == machines) && on_hosts(c, hosts)) {
-      by_size[static_cast<double>(c.bytes)] = c.time_s;
+      by_size[static_cast<double>(c.bytes)] = priced_s(c);
     }
   }
   model::MeasuredCost m;

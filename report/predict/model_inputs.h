@@ -20,8 +20,17 @@ struct LinkEstimate {
   std::string source;
 };
 
+// The time the model prices one operation of a sweep at. Gloo's: its operations chained, as
+// training calls them one tensor after another (chained_s, where the sweep measured it): Gloo's
+// own barrier between two operations takes milliseconds, and how late its last rank leaves it
+// was in every operation's time (on 8 ranks of 2 cores, its allreduce of 64 B took 20.5 ms
+// between barriers, 16.3 chained, 14-15 inside LeNet-5's training). MPI's: between barriers, as
+// nccl-tests time them: its barrier leaves the ranks microseconds apart, and chained, its
+// operations of 1 to 16 KiB drain the links' token bucket, which the model counts itself.
+double priced_s(const CollectiveRun& c);
+
 // One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
-// machines or hosts > 0, on that many machines or hosts), by size.
+// machines or hosts > 0, on that many machines or hosts), by size, as priced_s reads them.
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
                              const std::string& backend, int ranks, int machines = 0,
                              int hosts = 0);

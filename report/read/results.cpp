@@ -84,6 +84,7 @@ std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::st
     r.algbw = b.value("algbw", 0.0);
     r.busbw = b.value("busbw", 0.0);
     r.machine_cpu_s = b.value("machine_cpu_s", -1.0);
+    r.chained_s = b.value("chained_s", -1.0);
     r.machines = static_cast<int>(b.value("machines", 0.0));
     r.hosts = static_cast<int>(b.value("hosts", 0.0));
     rows.push_back(r);

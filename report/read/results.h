@@ -51,6 +51,7 @@ struct CollectiveRun {
   bool vgg11_case = false;
   double time_s = 0, algbw = 0, busbw = 0;  // algbw, busbw in bytes/s
   double machine_cpu_s = -1;  // per operation and machine; -1: not measured (older results)
+  double chained_s = -1;      // per operation, chained without barriers; -1: not measured
   int machines = 0;           // the machines the ranks ran on; 0: not recorded
   int hosts = 0;              // the hosts (host names) they ran on; 0: not recorded
 };
