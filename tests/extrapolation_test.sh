@@ -23,6 +23,8 @@ check "the compute from the blocking runs on 2 and 4 ranks" \
   grep -q "compute of lenet5 on 8 ranks (batch 8 each, 4 ranks' threads per core).*through the blocking runs on 2, 4 ranks" "$work/past.out"
 check "each strategy's link fitted to its sweeps on 2 and 4 ranks" \
   grep -q "gather_scatter/mpi: its formula fitted to the MPI sweeps of gather_scatter on 2, 4 ranks: latency" "$work/past.out"
+check "a bucketed engine's rate read where the ring steps carry what they do on 8 ranks" \
+  grep -q "bucketed/mpi: its formula fitted to the MPI sweeps of ring_allreduce on 2, 4 ranks: .*rate [0-9.]* MB/s at the sizes whose ring steps carry what its buckets' do on 8 ranks" "$work/past.out"
 
 $py - "$results" "$work/past.out" <<'PY'
 import glob, gzip, json, os, re, statistics, sys

@@ -123,7 +123,12 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
     for (double bytes : sweep.bytes) {
       if (bytes >= kSmallest && bytes <= kSmall) small.push_back({f, bytes, cost(bytes), f_share});
     }
-    for (double bytes : sizes) sent.push_back({f, bytes, cost(bytes), f_share});
+    // A ring's step carries S/n: on f ranks, the size whose steps carry what the run's do on
+    // its own ranks (through a token bucket a step's size sets its speed).
+    for (double bytes : sizes) {
+      const double at = per_tensor ? bytes : bytes * f / static_cast<double>(c.world_size);
+      sent.push_back({f, at, cost(at), f_share});
+    }
     used.push_back(f);
   }
   StrategyLink out;
@@ -152,7 +157,9 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
           ? "for each rank more on a core (its waiting ranks spin)"
           : "once the ranks outnumber the cores, however many more (its waiting ranks sleep)",
       kSmallest, kSmall, out.fitted.link.bytes_per_s / 1e6,
-      per_tensor ? "its tensors' sizes" : "its buckets' sizes",
+      per_tensor ? "its tensors' sizes"
+                 : fmt::format("the sizes whose ring steps carry what its buckets' do on {} ranks",
+                               c.world_size),
       burst > 0 ? fmt::format(", through the links' token bucket of {:.0f} KB", burst / 1e3) : "");
   return out;
 }
