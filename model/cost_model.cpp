@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/token_buckets.h"
+
 namespace dtbench::model {
 
 double ring_allreduce_s(int n, double bytes, const Link& link) {
@@ -18,7 +20,14 @@ double gather_scatter_s(int n, double bytes, const Link& link) {
 
 double chain_reduce_broadcast_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
-  return 2.0 * (n - 1) * link.time(bytes);
+  if (!(link.burst_bytes > 0)) return 2.0 * (n - 1) * link.time(bytes);
+  // The hops as ring_reduce makes them: the sum 1 -> 2 -> ... -> n-1 -> 0, then 0 -> 1 -> ...
+  // -> n-1; each link rests while the others hop.
+  return settled_call_s(n, link, [n, bytes](Buckets& b, double t) {
+    for (int r = 1; r < n; ++r) t = b.send(r, (r + 1) % n, bytes, t);
+    for (int r = 0; r + 1 < n; ++r) t = b.send(r, r + 1, bytes, t);
+    return t;
+  });
 }
 
 double tree_reduce_broadcast_s(int n, double bytes, const Link& link) {

@@ -33,7 +33,8 @@ double ring_allreduce_s(int n, double bytes, const Link& link);
 // 2 a + 2 (n-1) S/B.
 double gather_scatter_s(int n, double bytes, const Link& link);
 // Ring reduce to rank 0 then the sum passed round again (the course's ring_reduce): 2(n-1)
-// steps of the whole S: 2(n-1) (a + S/B).
+// steps of the whole S: 2(n-1) (a + S/B). The hops go one after another, so through token
+// buckets each link's refill while the others hop (model/token_buckets.h).
 double chain_reduce_broadcast_s(int n, double bytes, const Link& link);
 // Reduce to rank 0, then broadcast from it, each a binomial tree: 2 ceil(log2 n) (a + S/B).
 double tree_reduce_broadcast_s(int n, double bytes, const Link& link);

@@ -5,6 +5,8 @@
 #include <functional>
 #include <vector>
 
+#include "model/token_buckets.h"
+
 namespace dtbench::model {
 namespace {
 
@@ -130,32 +132,37 @@ std::vector<int> knomial_children(int v, int n) {
 }
 
 // A broadcast down the tree: each rank sends the whole message to its children one after the
-// other, each send a message's time; the last rank to receive ends it.
-double down_s(const Children& children, int n, double message_s) {
-  std::vector<double> at(static_cast<size_t>(n), 0);
-  double last = 0;
-  for (int v = 0; v < n; ++v) {
-    int k = 0;
-    for (int child : children(v, n)) {
-      at[static_cast<size_t>(child)] = at[static_cast<size_t>(v)] + ++k * message_s;
-      last = std::max(last, at[static_cast<size_t>(child)]);
+// other; the last rank to receive ends it. Through token buckets (model/token_buckets.h) a
+// sender's way out rests while its parent sends.
+double down_s(const Children& children, int n, double bytes, const Link& link) {
+  return settled_call_s(n, link, [&](Buckets& b, double start) {
+    std::vector<double> at(static_cast<size_t>(n), start);
+    double last = start;
+    for (int v = 0; v < n; ++v) {
+      double free = at[static_cast<size_t>(v)];
+      for (int child : children(v, n)) {
+        free = at[static_cast<size_t>(child)] = b.send(v, child, bytes, free);
+        last = std::max(last, free);
+      }
     }
-  }
-  return last;
+    return last;
+  });
 }
 
 // A reduce up the tree: each rank takes its children's partial sums one after the other, each
-// when the child has its own and the rank's link is free.
-double up_s(const Children& children, int n, double message_s) {
-  std::vector<double> done(static_cast<size_t>(n), 0);
-  for (int v = n - 1; v >= 0; --v) {
-    double end = 0;
-    for (int child : children(v, n)) {
-      end = std::max(end, done[static_cast<size_t>(child)]) + message_s;
+// when the child has its own and the rank's way in is free.
+double up_s(const Children& children, int n, double bytes, const Link& link) {
+  return settled_call_s(n, link, [&](Buckets& b, double start) {
+    std::vector<double> done(static_cast<size_t>(n), start);
+    for (int v = n - 1; v >= 0; --v) {
+      double end = start;
+      for (int child : children(v, n)) {
+        end = b.send(child, v, bytes, std::max(end, done[static_cast<size_t>(child)]));
+      }
+      done[static_cast<size_t>(v)] = end;
     }
-    done[static_cast<size_t>(v)] = end;
-  }
-  return done[0];
+    return done[0];
+  });
 }
 
 int log2_ceil(int n) {
@@ -184,20 +191,19 @@ TunedReduce tuned_reduce(int n, double bytes) {
 
 double openmpi_bcast_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
-  const double message_s = link.time(bytes);
   switch (tuned_bcast(n, bytes)) {
     case TunedBcast::linear:
-      return down_s(linear_children, n, message_s);
+      return down_s(linear_children, n, bytes, link);
     case TunedBcast::chain:
     case TunedBcast::pipeline:
-      return down_s(chain_children, n, message_s);
+      return down_s(chain_children, n, bytes, link);
     case TunedBcast::split_binary:
     case TunedBcast::binary:
-      return down_s(binary_children, n, message_s);
+      return down_s(binary_children, n, bytes, link);
     case TunedBcast::binomial:
-      return down_s(binomial_children, n, message_s);
+      return down_s(binomial_children, n, bytes, link);
     case TunedBcast::knomial:
-      return down_s(knomial_children, n, message_s);
+      return down_s(knomial_children, n, bytes, link);
     case TunedBcast::scatter_allgather: {
       // Recursive doubling gathers back what the scatter halved.
       double t = halving_s(n, bytes, link);
@@ -212,18 +218,17 @@ double openmpi_bcast_s(int n, double bytes, const Link& link) {
 
 double openmpi_reduce_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
-  const double message_s = link.time(bytes);
   switch (tuned_reduce(n, bytes)) {
     case TunedReduce::linear:
-      return up_s(linear_children, n, message_s);
+      return up_s(linear_children, n, bytes, link);
     case TunedReduce::chain:
     case TunedReduce::pipeline:
-      return up_s(chain_children, n, message_s);
+      return up_s(chain_children, n, bytes, link);
     case TunedReduce::binary:
     case TunedReduce::in_order_binary:
-      return up_s(binary_children, n, message_s);
+      return up_s(binary_children, n, bytes, link);
     case TunedReduce::binomial:
-      return up_s(binomial_children, n, message_s);
+      return up_s(binomial_children, n, bytes, link);
     // A reduce-scatter by recursive halving, then a binomial gather of the pieces to the root.
     case TunedReduce::rabenseifner:
       return 2 * halving_s(n, bytes, link);

@@ -5,7 +5,8 @@
 // algorithm's time on links like cost_model.h's. The fixed rules run every algorithm on the
 // whole message, unsegmented, so each is its tree: a rank sends to its children one after the
 // other (broadcast), or takes its children's partial sums one after the other (reduce), each
-// message a link's time for S. On 2, 4 and 8 hosts of the emulated cluster at 100 Mbit/s the
+// message a link's time for S, through token buckets that refill while a link rests
+// (model/token_buckets.h). On 2, 4 and 8 hosts of the emulated cluster at 100 Mbit/s the
 // measured broadcasts of 64 KiB to 1 MiB took 1, 3 and 7 messages' time (linear, then chain or
 // linear) and the reduces 1, 2-3 and 3 (docs/model.md).
 #include "model/cost_model.h"

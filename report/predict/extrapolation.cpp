@@ -86,6 +86,19 @@ Inputs compute_for(const SystemResults& s, const TrainRun& run, const std::vecto
   return out;
 }
 
+// The swept sizes from the largest at or below the smallest of `sizes` to the smallest at or
+// above the largest (every swept size where `sizes` reach past the sweep).
+std::vector<double> swept_around(const std::vector<double>& swept, const std::set<double>& sizes) {
+  if (sizes.empty()) return {};
+  std::vector<double> out;
+  for (size_t i = 0; i < swept.size(); ++i) {
+    const bool above_low = i + 1 == swept.size() || swept[i + 1] > *sizes.begin();
+    const bool below_high = i == 0 || swept[i - 1] < *sizes.rbegin();
+    if (above_low && below_high) out.push_back(swept[i]);
+  }
+  return out;
+}
+
 struct StrategyLink {
   model::FittedLink fitted;
   std::string source;
@@ -123,11 +136,20 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
     for (double bytes : sweep.bytes) {
       if (bytes >= kSmallest && bytes <= kSmall) small.push_back({f, bytes, cost(bytes), f_share});
     }
-    // A ring's step carries S/n: on f ranks, the size whose steps carry what the run's do on
-    // its own ranks (through a token bucket a step's size sets its speed).
-    for (double bytes : sizes) {
-      const double at = per_tensor ? bytes : bytes * f / static_cast<double>(c.world_size);
-      sent.push_back({f, at, cost(at), f_share});
+    if (per_tensor) {
+      // The sizes the sweeps measured, from the one at or below the smallest tensor to the one
+      // at or above the largest: between two of them the library may switch algorithms (Open
+      // MPI's tuned rules do), which a straight line between their times would hide.
+      for (double bytes : swept_around(sweep.bytes, sizes)) {
+        sent.push_back({f, bytes, cost(bytes), f_share});
+      }
+    } else {
+      // A ring's step carries S/n: on f ranks, the size whose steps carry what the run's do on
+      // its own ranks (through a token bucket a step's size sets its speed).
+      for (double bytes : sizes) {
+        const double at = bytes * f / static_cast<double>(c.world_size);
+        sent.push_back({f, at, cost(at), f_share});
+      }
     }
     used.push_back(f);
   }
@@ -157,7 +179,7 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
           ? "for each rank more on a core (its waiting ranks spin)"
           : "once the ranks outnumber the cores, however many more (its waiting ranks sleep)",
       kSmallest, kSmall, out.fitted.link.bytes_per_s / 1e6,
-      per_tensor ? "its tensors' sizes"
+      per_tensor ? "the swept sizes around its tensors'"
                  : fmt::format("the sizes whose ring steps carry what its buckets' do on {} ranks",
                                c.world_size),
       burst > 0 ? fmt::format(", through the links' token bucket of {:.0f} KB", burst / 1e3) : "");
