@@ -85,6 +85,9 @@ code=$?
 check "report: exit 0 ($code)" test $code -eq 0
 check "figure 21: fitted on 2 and 4 ranks, predicting 8" \
   grep -q "Fitted on 2, 4 ranks only, the model predicts the 10 runs on 8 ranks with mean |error|" "$work/report/report.md"
+mean=$(grep -o "over 10 predicted experiments, mean |error| [0-9.]*%" "$work/past.out" | grep -o "[0-9.]*%$")
+check "the answer states the extrapolation's error beside the validated range ($mean)" \
+  grep -q "validated up to 8 ranks on 8 hosts.*; fitted on 2, 4 ranks only, it predicted the 10 runs on 8 ranks within $mean on average" "$work/report/report.md"
 
 "$dtbench" predict "$one" >"$work/one.out" 2>&1
 check "results on one rank count: predicted, no extrapolation" \

@@ -9,6 +9,7 @@
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
 #include "report/predict/candidates.h"
+#include "report/predict/extrapolation.h"
 #include "report/predict/model_inputs.h"
 #include "report/predict/predict.h"
 
@@ -118,6 +119,15 @@ std::string bigger_cluster(const SystemResults& s, Table& table) {
                     "average, {:.1f}% at most; validated up to {} (section 19)",
                     a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error, v.text())
               : "; the model's error is not measured in these results (section 19)";
+  // Where these results hold the model fitted on fewer ranks than they measured, how far off.
+  if (const Extrapolation past = extrapolate_system(s); !past.prediction.rows.empty()) {
+    const ModelAccuracy e = accuracy_of(past.prediction);
+    text += fmt::format(
+        "; fitted on {} ranks only, it predicted the {} runs on {} ranks within {:.1f}% on "
+        "average, {:.1f}% at most (section 21)",
+        fmt::join(past.from, ", "), e.experiments, past.ranks, 100 * e.mean_abs_error,
+        100 * e.largest_abs_error);
+  }
   return text + fmt::format(
                     ". Past {} ranks and on other links these are extrapolations. "
                     "(`data/answer_what_if.csv`; `dtbench what-if` draws more.)\n\n",
