@@ -30,8 +30,8 @@ TEST(TokenBuckets, WithoutABucketEachMessageTakesTheLinksTime) {
 TEST(TokenBuckets, AFullBucketSendsAtOnceAndAnEmptyOneAtTheRate) {
   const Link link{0, 1e6, 10000};  // 10 kB of burst, refilled in 10 ms
   Buckets b(3, link);
-  EXPECT_DOUBLE_EQ(b.send(0, 1, 4000, 0), 0);          // 6 kB left
-  EXPECT_NEAR(b.send(0, 1, 10000, 0), 0.004, 1e-12);  // 6 kB at once, 4 kB at the rate
+  EXPECT_DOUBLE_EQ(b.send(0, 1, 4000, 0), 0);            // 6 kB left
+  EXPECT_NEAR(b.send(0, 1, 10000, 0), 0.004, 1e-12);     // 6 kB at once, 4 kB at the rate
   EXPECT_NEAR(b.send(0, 1, 3000, 0.005), 0.007, 1e-12);  // 1 kB refilled in 1 ms, 2 kB to wait
   // Another sender, whose way out is full, into the same way in: as slow as that one is empty.
   EXPECT_NEAR(b.send(2, 1, 1000, 0.007), 0.008, 1e-12);
