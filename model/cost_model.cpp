@@ -51,10 +51,15 @@ double MeasuredCost::time(double b) const {
   const size_t n = bytes.size();
   if (n == 0) return 0;
   if (n == 1 || b <= bytes[0]) return seconds[0];
+  const auto count = [this](double x) {
+    const double m = messages ? messages(x) : 1;
+    return m > 0 ? m : 1;
+  };
   size_t i = 1;
   while (i < n - 1 && bytes[i] < b) ++i;
-  const double slope = (seconds[i] - seconds[i - 1]) / (bytes[i] - bytes[i - 1]);
-  return seconds[i - 1] + slope * (b - bytes[i - 1]);
+  const double low = seconds[i - 1] / count(bytes[i - 1]), high = seconds[i] / count(bytes[i]);
+  const double slope = (high - low) / (bytes[i] - bytes[i - 1]);
+  return count(b) * (low + slope * (b - bytes[i - 1]));
 }
 
 Link link_of_ring_fit(int n, double alpha_s, double beta_s_per_byte) {

@@ -5,6 +5,7 @@
 // hand against docs/strategies.md.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace dtbench::model {
@@ -65,9 +66,14 @@ std::vector<double> fit_columns(const std::vector<std::vector<double>>& columns,
 // A collective's time as a sweep measured it (bench_collectives): the times at the measured
 // sizes, straight lines between them, the last segment's slope beyond the largest and the first
 // size's time below the smallest. What a method that calls the collective pays for each tensor,
-// whatever algorithm the library chose and whatever the rank computes inside it.
+// whatever algorithm the library chose and whatever the rank computes inside it. Where the
+// library's choice of algorithm is known (`messages`: how many times the message's own time
+// the chosen algorithm takes at a size, e.g. Open MPI's reduce on 4 ranks: 2 at 64 KiB, 3 at
+// 256 KiB), the straight lines are drawn through each size's time per message, and a size
+// between two swept ones takes its own algorithm's messages.
 struct MeasuredCost {
   std::vector<double> bytes, seconds;  // ascending sizes
+  std::function<double(double bytes)> messages;
   double time(double b) const;
 };
 

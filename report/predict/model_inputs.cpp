@@ -17,6 +17,7 @@
 #include "common/links.h"
 #include "common/network_spec.h"
 #include "model/extrapolate.h"
+#include "model/openmpi_tuned.h"
 #include "model/parameter_shapes.h"
 #include "model/what_if.h"
 #include "record/record.h"
@@ -60,6 +61,19 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   for (const auto& [bytes, seconds] : by_size) {
     m.bytes.push_back(bytes);
     m.seconds.push_back(seconds);
+  }
+  // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
+  // the messages count as alike where every link is (no bottleneck host).
+  const StatedRate stated = stated_rate(s.system);
+  const bool alike = stated.slowest_bytes_per_s == stated.link_bytes_per_s;
+  if (backend == "mpi" && (op == "reduce" || op == "broadcast") && alike) {
+    const bool reduce = op == "reduce";
+    m.messages = [reduce, ranks](double bytes) {
+      const model::Link unit{0, 1, 0};  // a message of b bytes takes b s
+      return (reduce ? model::openmpi_reduce_s(ranks, bytes, unit)
+                     : model::openmpi_bcast_s(ranks, bytes, unit)) /
+             bytes;
+    };
   }
   return m;
 }
