@@ -122,6 +122,9 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   // ranks, which a ring needs to take all its steps) to 256 B.
   constexpr double kSmallest = 64, kSmall = 256;
   const std::string& first = per_tensor ? method.priced_by.front().op : ring;
+  // A ring at every size (the bucketed engines', Gloo's allreduce, the hand-written ring): its
+  // steps carry S/n, whatever the size.
+  const bool ring_steps = first == ring;
   std::vector<model::SweepPoint> small, sent;
   std::vector<int> used;
   for (const auto& [f, f_share] : share) {
@@ -136,7 +139,7 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
     for (double bytes : sweep.bytes) {
       if (bytes >= kSmallest && bytes <= kSmall) small.push_back({f, bytes, cost(bytes), f_share});
     }
-    if (per_tensor) {
+    if (!ring_steps) {
       // The sizes the sweeps measured, from the one at or below the smallest tensor to the one
       // at or above the largest: between two of them the library may switch algorithms (Open
       // MPI's tuned rules do), which a straight line between their times would hide.
@@ -179,9 +182,9 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
           ? "for each rank more on a core (its waiting ranks spin)"
           : "once the ranks outnumber the cores, however many more (its waiting ranks sleep)",
       kSmallest, kSmall, out.fitted.link.bytes_per_s / 1e6,
-      per_tensor ? "the swept sizes around its tensors'"
-                 : fmt::format("the sizes whose ring steps carry what its buckets' do on {} ranks",
-                               c.world_size),
+      !ring_steps ? "the swept sizes around its tensors'"
+                  : fmt::format("the sizes whose ring steps carry what its {} do on {} ranks",
+                                per_tensor ? "tensors'" : "buckets'", c.world_size),
       burst > 0 ? fmt::format(", through the links' token bucket of {:.0f} KB", burst / 1e3) : "");
   return out;
 }

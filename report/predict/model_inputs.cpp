@@ -50,17 +50,20 @@ double priced_s(const CollectiveRun& c) {
 
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
                              const std::string& backend, int ranks, int machines, int hosts) {
-  std::map<double, double> by_size;
+  // Each size's time, the mean over the sweep's repetitions.
+  std::map<double, std::pair<double, int>> by_size;
   for (const auto& c : s.collectives) {
     if (c.op == op && c.backend == backend && c.ranks == ranks &&
         (machines == 0 || c.machines == machines) && on_hosts(c, hosts)) {
-      by_size[static_cast<double>(c.bytes)] = priced_s(c);
+      auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
+      sum += priced_s(c);
+      ++count;
     }
   }
   model::MeasuredCost m;
-  for (const auto& [bytes, seconds] : by_size) {
+  for (const auto& [bytes, times] : by_size) {
     m.bytes.push_back(bytes);
-    m.seconds.push_back(seconds);
+    m.seconds.push_back(times.first / times.second);
   }
   // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
   // the messages count as alike where every link is (no bottleneck host).
