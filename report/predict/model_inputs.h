@@ -24,8 +24,8 @@ struct LinkEstimate {
 // training calls them one tensor after another (chained_s, where the sweep measured it): Gloo's
 // own barrier between two operations takes milliseconds, and how late its last rank leaves it
 // was in every operation's time (on 8 ranks of 2 cores, extrapolation-netns-8-100mbit-xeon-vm,
-// its allreduce of 64 B took 20.7-20.9 ms between barriers, 16.6-17.3 chained, and LeNet-5's
-// small tensors mostly about 16 inside training). MPI's: between barriers, as
+// its allreduce of 64 B took 21.8-22.3 ms between barriers, 15.4-16.2 chained, and LeNet-5's
+// small tensors mostly 15-20 inside training). MPI's: between barriers, as
 // nccl-tests time them: its barrier leaves the ranks microseconds apart, and chained, its
 // operations of 1 to 16 KiB drain the links' token bucket, which the model counts itself.
 double priced_s(const CollectiveRun& c);
