@@ -143,8 +143,13 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
       // The sizes the sweeps measured, from the one at or below the smallest tensor to the one
       // at or above the largest: between two of them the library may switch algorithms (Open
       // MPI's tuned rules do), which a straight line between their times would hide.
-      for (double bytes : swept_around(sweep.bytes, sizes)) {
-        sent.push_back({f, bytes, cost(bytes), f_share});
+      // A collective of every rank's tensor (allgather) was swept by the whole: its sizes are
+      // n times the tensor's.
+      const double whole = method.priced_by.front().times_ranks ? f : 1;
+      std::set<double> swept_as;
+      for (double bytes : sizes) swept_as.insert(bytes * whole);
+      for (double swept : swept_around(sweep.bytes, swept_as)) {
+        sent.push_back({f, swept / whole, cost(swept / whole), f_share});
       }
     } else {
       // A ring's step carries S/n: on f ranks, the size whose steps carry what the run's do on
