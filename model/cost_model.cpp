@@ -20,7 +20,6 @@ double gather_scatter_s(int n, double bytes, const Link& link) {
 
 double chain_reduce_broadcast_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
-  if (!(link.burst_bytes > 0)) return 2.0 * (n - 1) * link.time(bytes);
   // The hops as ring_reduce makes them: the sum 1 -> 2 -> ... -> n-1 -> 0, then 0 -> 1 -> ...
   // -> n-1; each link rests while the others hop.
   return settled_call_s(n, link, [n, bytes](Buckets& b, double t) {

@@ -120,7 +120,7 @@ std::string bigger_cluster(const SystemResults& s, Table& table) {
                     a.experiments, 100 * a.mean_abs_error, 100 * a.largest_abs_error, v.text())
               : "; the model's error is not measured in these results (section 19)";
   // Where these results hold the model fitted on fewer ranks than they measured, how far off.
-  if (const Extrapolation past = extrapolate_system(s); !past.prediction.rows.empty()) {
+  if (const Extrapolation& past = extrapolation_of(s); !past.prediction.rows.empty()) {
     const ModelAccuracy e = accuracy_of(past.prediction);
     text += fmt::format(
         "; fitted on {} ranks only, it predicted the {} runs on {} ranks within {:.1f}% on "

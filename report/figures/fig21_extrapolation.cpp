@@ -23,7 +23,7 @@ std::string accuracy_words(const Prediction& p) {
 
 FigureData extrapolation(const SystemResults& s, const std::vector<SystemResults>&) {
   FigureData f;
-  const Extrapolation e = extrapolate_system(s);
+  const Extrapolation& e = extrapolation_of(s);
   if (e.ranks == 0 || e.prediction.rows.empty()) return f;
   f.table.columns = {"experiment", "ranks", "measured_s", "predicted_s", "error_pct", "fitted_on"};
   const std::string from = fmt::format("{}", fmt::join(e.from, ", "));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -256,6 +257,12 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     p.rows.push_back(row);
   }
   return out;
+}
+
+const Extrapolation& extrapolation_of(const SystemResults& s) {
+  if (!s.extrapolation)
+    s.extrapolation = std::make_shared<const Extrapolation>(extrapolate_system(s));
+  return *s.extrapolation;
 }
 
 std::string extrapolation_text(const Extrapolation& e) {

@@ -19,6 +19,8 @@ struct Extrapolation {
 
 // Needs training runs on at least 3 rank counts (the compute takes 2 below the largest).
 Extrapolation extrapolate_system(const SystemResults& s);
+// The same, made once and kept in `s` (as prediction_of keeps the prediction).
+const Extrapolation& extrapolation_of(const SystemResults& s);
 
 // What dtbench predict prints of it: the inputs, each run predicted against measured, and the
 // errors; "" when the directory has too few rank counts.

@@ -67,9 +67,11 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   }
   // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
   // the messages count as alike where every link is (no bottleneck host).
-  const StatedRate stated = stated_rate(s.system);
-  const bool alike = stated.slowest_bytes_per_s == stated.link_bytes_per_s;
-  if (backend == "mpi" && (op == "reduce" || op == "broadcast") && alike) {
+  const auto alike = [&s] {
+    const StatedRate stated = stated_rate(s.system);
+    return stated.slowest_bytes_per_s == stated.link_bytes_per_s;
+  };
+  if (backend == "mpi" && (op == "reduce" || op == "broadcast") && alike()) {
     const bool reduce = op == "reduce";
     m.messages = [reduce, ranks](double bytes) {
       const model::Link unit{0, 1, 0};  // a message of b bytes takes b s

@@ -411,7 +411,7 @@ std::string prediction_text(const SystemResults& s) {
     if (r.best_s > 0) text += best_text(r) + "\n";
   }
   return text + overlap_text(p) + accuracy_text(p, accuracy_of(p)) + p95_sentence(p) + "\n" +
-         extrapolation_text(extrapolate_system(s));
+         extrapolation_text(extrapolation_of(s));
 }
 
 std::string rows_text(const Prediction& p) {

@@ -203,7 +203,7 @@ Results load_results(const std::vector<std::string>& dirs, bool each_directory) 
     auto it = std::find_if(out.systems.begin(), out.systems.end(),
                            [&](const SystemResults& s) { return s.label == label; });
     if (it == out.systems.end()) {
-      out.systems.push_back({label, system, {}, {}, {}, {}, {}, {}});
+      out.systems.push_back({label, system, {}, {}, {}, {}, {}, {}, {}});
       it = out.systems.end() - 1;
     }
     it->dirs.push_back(d);

@@ -14,8 +14,9 @@
 namespace dtbench {
 
 struct SystemResults;
-struct RunTrace;    // report/traces/run_trace.h
-struct Prediction;  // report/predict/predict.h
+struct RunTrace;       // report/traces/run_trace.h
+struct Prediction;     // report/predict/predict.h
+struct Extrapolation;  // report/predict/extrapolation.h
 
 // How quiet the machine was while one repetition ran (status.json's noise guard; results
 // written before the guard have none: NaN).
@@ -69,6 +70,8 @@ struct SystemResults {
   // The cost model's prediction of its experiments, made once by prediction_of()
   // (report/predict/predict.h) and kept here.
   mutable std::shared_ptr<const Prediction> prediction;
+  // The same past the ranks it was fitted on, made once by extrapolation_of().
+  mutable std::shared_ptr<const Extrapolation> extrapolation;
 };
 
 struct Results {
