@@ -115,6 +115,20 @@ TEST(Doctor, ABlockedConnectionFailsNamingBothHosts) {
   EXPECT_THAT(shown.back(), HasSubstr("3 more connections blocked"));
 }
 
+TEST(Doctor, ALaunchersWarningGivesWayToTheErrorAfterIt) {
+  // Open MPI's ssh launcher may warn of a setpgid race before ssh's own error.
+  const std::string refused =
+      "[vm:24254] plm:ssh: Warning: setpgid(24257,24257) failed in parent with "
+      "errno=Permission denied(13)\n"
+      "------------------------------------------------------------\n"
+      "ssh: connect to host dtbu-n2 port 22: Connection refused\n"
+      "PRTE has lost communication with a remote daemon.\n";
+  EXPECT_EQ(telling_line(refused), "ssh: connect to host dtbu-n2 port 22: Connection refused");
+  EXPECT_EQ(telling_line("dtbench-probe: measuring 0 <-> 1\n[vm:1] plm:rsh: Warning: x\n"),
+            "[vm:1] plm:rsh: Warning: x");
+  EXPECT_EQ(telling_line("-----\n\n"), "");
+}
+
 TEST(Doctor, ThisMachineAnswersWithItsBuildAndItsDatasetFiles) {
   const HostIdentity me = HostIdentity::from_json(host_identity("/nonexistent"));
   EXPECT_FALSE(me.host.empty());

@@ -60,17 +60,22 @@ struct ProbeRun {
   std::vector<BlockedPort> blocked;  // each connection the probes could not open
 };
 
-// The first line of OpenMPI's or ssh's message that says something (not a banner rule).
+}  // namespace
+
 std::string telling_line(const std::string& text) {
   std::istringstream in(text);
+  std::string warning;
   for (std::string line; std::getline(in, line);) {
     if (line.find_first_not_of("- \t*") == std::string::npos) continue;
     if (line.rfind("dtbench-probe: measuring", 0) == 0) continue;
     if (line.rfind("dtbench-probe: blocked", 0) == 0) continue;
-    return line;
+    if (line.find(": Warning: ") == std::string::npos) return line;
+    if (warning.empty()) warning = line;
   }
-  return "";
+  return warning;
 }
+
+namespace {
 
 // dtbench-probe on `ranks` hosts with `what` among its options (--link-mb, --compute).
 ProbeRun run_probe(const HostsFile& hosts, int ranks, const CommandSettings& settings,

@@ -64,6 +64,11 @@ struct BlockedPort {
 // A probe's "dtbench-probe: blocked: 1 -> 3 (10.0.0.4:41235): why" line, read back.
 std::optional<BlockedPort> parse_blocked_line(const std::string& line);
 
+// The first line of a launcher's or ssh's message that says something: not a banner rule, not a
+// probe's progress, and not a warning such as Open MPI's "plm:ssh: Warning: setpgid(...) failed"
+// when a line after it gives the error (a warning only when nothing else is said).
+std::string telling_line(const std::string& text);
+
 // The connections between the hosts: each blocked one a FAIL naming both hosts, or one PASS.
 std::vector<Finding> judge_ports(const std::vector<std::string>& names,
                                  const std::vector<BlockedPort>& blocked);
