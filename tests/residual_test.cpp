@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "report/predict/predict.h"
@@ -83,6 +86,43 @@ TEST(Residual, SwappedPairsTheModelDoesNotTellApart) {
             "apart), measured up to 0.160 s apart");
   p.rows[1] = timed(1.56, 1.30);  // now 9% apart: swapped, but told apart
   EXPECT_EQ(swapped_text(accuracy_of(p)), "");
+}
+
+// A run of LeNet-5's allreduce in `group`, its config as the record keeps it.
+const TrainRun* run_in(const std::string& group, int epochs, bool eval,
+                       const std::string& aggregate = "mean") {
+  static std::vector<std::unique_ptr<TrainRun>> runs;
+  auto run = std::make_unique<TrainRun>();
+  run->group = group;
+  TrainConfig& c = run->record.config;
+  c.sync = "allreduce";
+  c.epochs = epochs;
+  c.eval = eval;
+  c.out = "/results/" + group + "/result.json";
+  c.sync_options.aggregate = aggregate == "sum" ? Aggregate::sum : Aggregate::mean;
+  runs.push_back(std::move(run));
+  return runs.back().get();
+}
+
+TEST(Residual, RunsOfOneConfigurationSetAFloorUnderTheLargestError) {
+  Prediction p;
+  p.rows = {timed(0.009, 0.012), timed(0.012, 0.012), timed(0.0115, 0.012), timed(0.005, 0.012)};
+  p.rows[0].run = run_in("aggregate", 1, true);
+  p.rows[1].run = run_in("modes", 1, true);
+  p.rows[2].run = run_in("epochs", 3, true);
+  p.rows[3].run = run_in("aggregate", 1, true, "sum");  // another configuration
+  const AlikeRuns alike = most_apart_alike(p);
+  ASSERT_NE(alike.low, nullptr);
+  EXPECT_EQ(alike.runs, 3);
+  EXPECT_EQ(alike.low->run->group, "aggregate");
+  EXPECT_EQ(alike.high->run->group, "modes");
+  // Whatever one value predicts 0.009 and 0.012 s, it misses one by 3/21 at least.
+  EXPECT_NEAR(alike.floor(), 0.003 / 0.021, 1e-12);
+  for (double q : {0.009, 0.0105, 0.012}) {
+    EXPECT_GE(std::max(std::abs(q / 0.009 - 1), std::abs(q / 0.012 - 1)), alike.floor() - 1e-12);
+  }
+  p.rows.resize(1);
+  EXPECT_EQ(most_apart_alike(p).floor(), 0);
 }
 
 }  // namespace

@@ -312,6 +312,29 @@ ModelAccuracy accuracy_of(const Prediction& p) {
   return a;
 }
 
+AlikeRuns most_apart_alike(const Prediction& p) {
+  // What a run's iterations do not depend on: where it writes, its evaluation, how long it
+  // trains (the iterations timed are the same) and how often it logs.
+  static const std::array<const char*, 8> kNotTiming = {"out",          "eval",       "eval_batch",
+                                                        "eval_limit",   "epochs",     "max_iters",
+                                                        "log_interval", "train_limit"};
+  std::map<std::string, std::vector<const PredictedExperiment*>> alike;
+  for (const auto& r : p.rows) {
+    nlohmann::json key = r.run->record.config;
+    for (const char* field : kNotTiming) key.erase(field);
+    alike[key.dump()].push_back(&r);
+  }
+  AlikeRuns most;
+  for (const auto& [key, rows] : alike) {
+    if (rows.size() < 2) continue;
+    const auto [low, high] = std::minmax_element(
+        rows.begin(), rows.end(), [](auto* a, auto* b) { return a->measured_s < b->measured_s; });
+    const AlikeRuns these{*low, *high, static_cast<int>(rows.size())};
+    if (these.floor() > most.floor()) most = these;
+  }
+  return most;
+}
+
 ValidatedRange validated_range(const Prediction& p) {
   const auto size_of = [](const PredictedExperiment& r) {
     std::set<std::string> hosts;
@@ -387,8 +410,16 @@ std::string ranking_sentence(const Prediction& p, const ModelAccuracy& a) {
 std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
   if (a.experiments == 0) return "";
   const RankAgreement& k = a.ranking;
-  std::string text =
-      fmt::format("accuracy: {}\nranking: {}\n", errors_sentence(a), ranking_sentence(p, a));
+  std::string text = fmt::format("accuracy: {}\n", errors_sentence(a));
+  const AlikeRuns alike = most_apart_alike(p);
+  if (alike.floor() > 0) {
+    text += fmt::format(
+        "alike: {} runs of one configuration ({}) measured {:.4f} s ({}) to {:.4f} s ({}): no "
+        "prediction is within {:.1f}% of both, a floor under the largest error\n",
+        alike.runs, alike.low->label, alike.low->measured_s, alike.low->run->group,
+        alike.high->measured_s, alike.high->run->group, 100 * alike.floor());
+  }
+  text += fmt::format("ranking: {}\n", ranking_sentence(p, a));
   for (const auto& [i, j] : k.swapped) {
     const auto &x = p.rows[i], &y = p.rows[j];
     text += fmt::format("  {} {:.3f} s, {} {:.3f} s measured; predicted {:.3f} s, {:.3f} s\n",

@@ -106,6 +106,22 @@ struct ModelAccuracy {
 };
 ModelAccuracy accuracy_of(const Prediction& p);
 
+// Runs of one configuration in different groups of a directory (the accuracy phase trains the
+// measured methods again, an epoch at a time, for their loss): the model predicts them alike,
+// so none of its predictions is nearer to both the fastest and the slowest of them than
+// (high - low) / (high + low), a floor under the largest error. The most apart of them.
+struct AlikeRuns {
+  const PredictedExperiment* low = nullptr;
+  const PredictedExperiment* high = nullptr;
+  int runs = 0;  // of that configuration
+  double floor() const {
+    return low == nullptr
+               ? 0
+               : (high->measured_s - low->measured_s) / (high->measured_s + low->measured_s);
+  }
+};
+AlikeRuns most_apart_alike(const Prediction& p);
+
 // How far the model is validated on a system: its largest predicted runs (the most ranks, then
 // the most hosts they ran on) and its error on those. ranks 0: nothing predicted.
 struct ValidatedRange {
