@@ -78,6 +78,9 @@ FigureData model_vs_measurement(const SystemResults& s, const std::vector<System
   const ModelAccuracy a = accuracy_of(p);
   f.sentences.push_back(fmt::format("Judged as the best predictors are (dPRO, Proteus), {}; {}.",
                                     errors_sentence(a), ranking_sentence(p, a)));
+  if (const std::string alike = alike_sentence(p); !alike.empty()) {
+    f.sentences.push_back(fmt::format("The noise under it: {}.", alike));
+  }
   if (const std::string p95 = p95_sentence(p); !p95.empty()) {
     f.sentences.push_back(fmt::format("The spread: {}.", p95));
   }

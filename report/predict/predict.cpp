@@ -335,6 +335,16 @@ AlikeRuns most_apart_alike(const Prediction& p) {
   return most;
 }
 
+std::string alike_sentence(const Prediction& p) {
+  const AlikeRuns alike = most_apart_alike(p);
+  if (!(alike.floor() > 0)) return "";
+  return fmt::format(
+      "{} runs of one configuration ({}) measured {:.4f} s ({}) to {:.4f} s ({}): no prediction "
+      "is within {:.1f}% of both, a floor under the largest error",
+      alike.runs, alike.low->label, alike.low->measured_s, alike.low->run->group,
+      alike.high->measured_s, alike.high->run->group, 100 * alike.floor());
+}
+
 ValidatedRange validated_range(const Prediction& p) {
   const auto size_of = [](const PredictedExperiment& r) {
     std::set<std::string> hosts;
@@ -411,13 +421,8 @@ std::string accuracy_text(const Prediction& p, const ModelAccuracy& a) {
   if (a.experiments == 0) return "";
   const RankAgreement& k = a.ranking;
   std::string text = fmt::format("accuracy: {}\n", errors_sentence(a));
-  const AlikeRuns alike = most_apart_alike(p);
-  if (alike.floor() > 0) {
-    text += fmt::format(
-        "alike: {} runs of one configuration ({}) measured {:.4f} s ({}) to {:.4f} s ({}): no "
-        "prediction is within {:.1f}% of both, a floor under the largest error\n",
-        alike.runs, alike.low->label, alike.low->measured_s, alike.low->run->group,
-        alike.high->measured_s, alike.high->run->group, 100 * alike.floor());
+  if (const std::string alike = alike_sentence(p); !alike.empty()) {
+    text += fmt::format("alike: {}\n", alike);
   }
   text += fmt::format("ranking: {}\n", ranking_sentence(p, a));
   for (const auto& [i, j] : k.swapped) {

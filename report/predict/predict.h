@@ -121,6 +121,8 @@ struct AlikeRuns {
   }
 };
 AlikeRuns most_apart_alike(const Prediction& p);
+// Those two runs and the floor, as predict and figure 19 say it; "" when no runs are alike.
+std::string alike_sentence(const Prediction& p);
 
 // How far the model is validated on a system: its largest predicted runs (the most ranks, then
 // the most hosts they ran on) and its error on those. ranks 0: nothing predicted.
