@@ -6,10 +6,13 @@
 # --mpi=pmix in an sbatch job. What holds on any machine is asserted: every rank of every launch
 # takes the same threads, found as 4 ranks sharing one machine's cores; the noise guard counts
 # the ranks' CPU as the experiment's own whoever started them; each launch's median iteration and
-# its forward + backward, medians over 3 repetitions, lie within 2x of the agent's (a fault of
-# the kind where srun's ranks took twice the threads was 35-200x; healthy launches have differed
-# by 1.51x in LeNet-5's 10 ms of compute). And `dtbench doctor` in an allocation times its compute
-# probe under srun and under mpirun, and does not find them apart. Own prefix and subnet.
+# its forward + backward, at its fastest of 3 repetitions, lie within 2x of the agent's (a fault
+# of the kind where srun's ranks took twice the threads was 35-200x, in every repetition; healthy
+# launches have differed by 1.51x in LeNet-5's 10 ms of compute). The fastest, not the median:
+# noise only adds time, and a CI runner's hypervisor has taken 37-38% of the CPU (steal) from two
+# of three Gloo repetitions of one launch, each then 2.6-2.9x slower than the third. And
+# `dtbench doctor` in an allocation times its compute probe under srun and under mpirun, and does
+# not find them apart. Own prefix and subnet.
 #   usage: launcher_agreement_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
@@ -29,7 +32,8 @@ cat "$work/up.out"
 export SLURM_CONF=/run/dtbench/${prefix}slurm/slurm.conf
 
 # Three repetitions, in rounds: one launch's median of 39 iterations of 4 ranks on shared cores
-# moves by up to 1.6x from one launch to the next on a 2-core machine, the median of three less.
+# moves by up to 1.6x from one launch to the next on a quiet 2-core machine, and by 2.9x when the
+# hypervisor steals CPU; the fastest of three moves less.
 cat >"$work/matrix.json" <<'JSON'
 {"repeat": 3, "entries": [
   {"group": "train", "ranks": 4, "model": "lenet5", "global_batch": 192, "epochs": 20,
@@ -54,7 +58,7 @@ failures "$work/r-srun"
 check "srun: the job succeeded ($code)" test $code -eq 0
 
 # Per launcher and backend, over its repetitions: threads of every rank, ranks sharing, own CPU
-# against the ranks' CPU (the lowest), and the medians over the repetitions of each one's median
+# against the ranks' CPU (the lowest), and the fastest over the repetitions of each one's median
 # iteration and forward + backward over iterations 1..39.
 summary() {
   python3 - "$@" <<'PY'
@@ -73,8 +77,8 @@ for result in sys.argv[1:]:
         f + b for f, b in zip(it["forward_s"][timed], it["backward_s"][timed])))
 print(json.dumps({
     "repetitions": len(sys.argv) - 1, "threads": sorted(threads), "sharing": sorted(sharing),
-    "own_share": min(own), "iteration_s": statistics.median(iteration),
-    "compute_s": statistics.median(compute), "iteration_each_s": iteration,
+    "own_share": min(own), "iteration_s": min(iteration),
+    "compute_s": min(compute), "iteration_each_s": iteration,
     "compute_each_s": compute}))
 PY
 }
@@ -95,7 +99,7 @@ for backend in mpi gloo; do
     check "$backend, $launcher: the ranks' CPU counted as the experiment's own" \
       python3 -c 'import json,sys; sys.exit(json.loads(sys.argv[1])["own_share"] < 0.5)' "${got[$launcher]}"
     for what in iteration_s compute_s; do
-      check "$backend, $launcher: $what within 2x of the agent's" python3 -c '
+      check "$backend, $launcher: $what at its fastest within 2x of the agent's" python3 -c '
 import json, sys
 a, b = json.loads(sys.argv[1])[sys.argv[3]], json.loads(sys.argv[2])[sys.argv[3]]
 sys.exit(not (b <= 2 * a and a <= 2 * b))' "${got[agent]}" "${got[$launcher]}" $what
