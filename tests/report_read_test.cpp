@@ -5,12 +5,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
 #include "common/software_stack.h"
 #include "fixtures.h"
 #include "report/document/figures.h"
+#include "report/predict/model_inputs.h"
 #include "report/read/results.h"
 #include "report/read/table.h"
 
@@ -22,6 +24,8 @@ using testing::TempDir;
 using testing::user_error;
 
 const std::string kSource = DTBENCH_SOURCE_DIR;
+const std::filesystem::path kModel = kSource + "/tests/fixtures/results/model-netns-4-1gbit-vm";
+const std::string kSweep = "experiments/collectives/backend=gloo,filter=_allreduce_,ranks=4";
 
 TEST(ReportTable, CsvKeepsFullPrecisionMarkdownShortens) {
   Table t;
@@ -61,8 +65,8 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksOrStacksAreOtherSystems) {
   namespace fs = std::filesystem;
   TempDir dir;
   const fs::path root = dir.path();
-  const fs::path model = kSource + "/tests/fixtures/results/model-netns-4-1gbit-vm";
-  const std::string sweep = "experiments/collectives/backend=gloo,filter=_allreduce_,ranks=4";
+  const fs::path& model = kModel;
+  const std::string& sweep = kSweep;
   std::ifstream in(model / "system.json");
   const nlohmann::json system = nlohmann::json::parse(in);
   for (const char* name : {"a", "b", "slow", "trixie"}) {
@@ -107,6 +111,42 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksOrStacksAreOtherSystems) {
               HasSubstr("links 1gbit; libtorch 1.13.1, Open MPI 4.1.4 (a)"));
   EXPECT_THAT(apart.systems[1].label,
               HasSubstr("links 1gbit; libtorch 1.13.1, Open MPI 4.1.4 (b)"));
+}
+
+// A sweep's sizes by fours and the models' own sizes between them, as bench_collectives names
+// them ("/case:lenet5" after the ranks): each read with its bytes and the model it stands for,
+// and the model's sizes priced where they were measured, not on the line between the fours.
+TEST(ReportResults, SweepsReadTheModelsOwnSizesAmongTheOthers) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const fs::path root = dir.path();
+  fs::copy(kModel, root, fs::copy_options::recursive);
+  const fs::path result = root / kSweep / "rep-1" / "result.json";
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(result));
+  nlohmann::json lenet5 = j["benchmarks"][0];
+  lenet5["name"] =
+      "allreduce/backend:gloo/bytes:192000/ranks:4/case:lenet5/iterations:200/manual_time";
+  lenet5["bytes"] = 192000;
+  lenet5["real_time"] = 12345.0;
+  lenet5["time_unit"] = "us";
+  lenet5.erase("chained_s");  // priced at its time
+  nlohmann::json vgg11 = lenet5;
+  vgg11["name"] =
+      "allreduce/backend:gloo/bytes:36924456/ranks:4/case:vgg11/iterations:5/manual_time";
+  vgg11["bytes"] = 36924456;
+  j["benchmarks"].push_back(lenet5);
+  j["benchmarks"].push_back(vgg11);
+  std::ofstream(result) << j.dump();
+
+  Results r = load_results({root.string()});
+  ASSERT_EQ(r.systems.size(), 1u);
+  std::map<int64_t, std::string> cases;
+  for (const CollectiveRun& c : r.systems[0].collectives) cases[c.bytes] = c.model_case;
+  EXPECT_EQ(cases.at(65536), "");
+  EXPECT_EQ(cases.at(192000), "lenet5");
+  EXPECT_EQ(cases.at(36924456), "vgg11");
+  const model::MeasuredCost cost = sweep_of(r.systems[0], "allreduce", "gloo", 4);
+  EXPECT_DOUBLE_EQ(cost.time(192000), 0.012345);
 }
 
 TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {

@@ -57,7 +57,7 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
   // alpha: half the smallest allreduce's time per step of the ring (2(n-1) steps).
   double alpha = std::numeric_limits<double>::infinity();
   for (const auto& r : rows) {
-    if (r.op == "allreduce" && !r.vgg11_case)
+    if (r.op == "allreduce" && r.model_case.empty())
       alpha = std::min(alpha, r.time_s / (2.0 * (ranks - 1)));
   }
   if (!std::isfinite(alpha) || ranks < 2) alpha = 0;
@@ -69,7 +69,7 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
   sweep.columns = {"op", "backend", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "bound_us"};
   std::vector<std::string> ops;
   for (const auto& r : rows) {
-    if (r.vgg11_case) continue;
+    if (!r.model_case.empty()) continue;
     double bound = ring_bound(r.bytes);
     sweep.rows.push_back({r.op, r.backend, r.bytes, r.time_s * 1e6, r.algbw / 1e9, r.busbw / 1e9,
                           r.op == "allreduce" ? nlohmann::json(bound * 1e6) : nlohmann::json("")});
@@ -87,10 +87,11 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
   }
   f.table.columns = {"op", "backend", "size", "time_ms", "busbw_GBps", "vs_bound"};
   for (const auto& r : rows) {
-    if (r.bytes != kFourMiB && !r.vgg11_case) continue;
+    const bool vgg11 = r.model_case == "vgg11";
+    if (r.bytes != kFourMiB && !vgg11) continue;
     double bound = ring_bound(r.bytes);
     f.table.rows.push_back(
-        {r.op, r.backend, r.vgg11_case ? "VGG-11 36.9 MB" : "4 MiB", r.time_s * 1e3, r.busbw / 1e9,
+        {r.op, r.backend, vgg11 ? "VGG-11 36.9 MB" : "4 MiB", r.time_s * 1e3, r.busbw / 1e9,
          r.op == "allreduce" || r.op == "ring_allreduce" ? nlohmann::json(r.time_s / bound)
                                                          : nlohmann::json("")});
   }
@@ -114,7 +115,7 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
   for (const auto& backend : {"mpi", "gloo"}) {
     const CollectiveRun *native = nullptr, *ring = nullptr;
     for (const auto& r : rows) {
-      if (r.backend != backend || !r.vgg11_case) continue;
+      if (r.backend != backend || r.model_case != "vgg11") continue;
       if (r.op == "allreduce") native = &r;
       if (r.op == "ring_allreduce") ring = &r;
     }

@@ -56,10 +56,11 @@ std::string label_of(const nlohmann::json& system) {
 }
 
 // Google Benchmark's JSON from bench_collectives -> rows. Names look like
-// "allreduce/backend:mpi/bytes:4194304/ranks:4[/case:vgg11]/iterations:N/manual_time".
+// "allreduce/backend:mpi/bytes:4194304/ranks:4[/case:vgg11]/iterations:N/manual_time", the
+// case naming the model whose gradient (or one of whose tensors) the size is.
 std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::string& group) {
   static const std::regex name(
-      "([a-z0-9_]+)/backend:([a-z]+)/bytes:([0-9]+)/ranks:([0-9]+)(/case:vgg11)?/.*");
+      "([a-z0-9_]+)/backend:([a-z]+)/bytes:([0-9]+)/ranks:([0-9]+)(/case:([a-z0-9]+))?/.*");
   std::vector<CollectiveRun> rows;
   if (!j.contains("benchmarks") || !j["benchmarks"].is_array()) {
     throw UserError("no \"benchmarks\" list (not Google Benchmark JSON)");
@@ -76,7 +77,7 @@ std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::st
     r.backend = m[2];
     r.bytes = std::stoll(m[3]);
     r.ranks = std::stoi(m[4]);
-    r.vgg11_case = m[5].matched;
+    r.model_case = m[6];
     double unit = b.value("time_unit", "ns") == "us"   ? 1e-6
                   : b.value("time_unit", "ns") == "ms" ? 1e-3
                                                        : 1e-9;

@@ -49,7 +49,7 @@ struct CollectiveRun {
   std::string group, op, backend;
   int ranks = 1;
   int64_t bytes = 0;
-  bool vgg11_case = false;
+  std::string model_case;  // "vgg11", "lenet5": a model's gradient size; "": the sweep's own
   double time_s = 0, algbw = 0, busbw = 0;  // algbw, busbw in bytes/s
   double machine_cpu_s = -1;  // per operation and machine; -1: not measured (older results)
   double chained_s = -1;      // per operation, chained without barriers; -1: not measured
