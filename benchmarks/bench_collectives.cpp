@@ -33,7 +33,8 @@ namespace {
 constexpr int64_t kVgg11Floats = 9231114;  // VGG-11's gradient: 36.9 MB
 // LeNet-5's two largest gradients, fc1's weight (192000 B) and fc2's (40320 B): most of what its
 // per-tensor methods send, and between the sizes by fours, where a library's time is not a
-// straight line (Open MPI's allreduce on a 100 Mbit/s host: 8.0 ms at 64 KiB, 48.7 ms at 256 KiB).
+// straight line (Open MPI's allreduce on 4 ranks, one host at 100 Mbit/s: 7.9 ms at 64 KiB,
+// 48.5 ms at 256 KiB, 28.9 ms at 192000 B where the line says 34.0).
 constexpr std::array<int64_t, 2> kLenet5Floats = {48000, 10080};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
