@@ -11,9 +11,9 @@
 # COMPRESSION_EPOCHS, the compression-epochs matrix (VGG-11 over epochs; at 100 Mbit/s, where
 # PowerSGD gets to its final accuracy before float32), with COMPRESSION's LeNet-5 runs in one
 # directory, figure 18 with a row per model; DIAGNOSIS, the diagnosis matrix on the emulated
-# cluster with host 2 at 100 Mbit/s (results/reference/'s, copied), its Diagnosis naming the slowed rank
+# cluster with host 2 at 100 Mbit/s (a fixture), its Diagnosis naming the slowed rank
 # from the traces and that host from every run's start-up probe; STUDY, the study on that
-# cluster (results/reference/'s), its answer page naming that host beside the cells it verified.
+# cluster (a fixture), its answer page naming that host beside the cells it verified.
 #   usage: report_test.sh DTBENCH LOCAL NETNS OVERLAP COMPRESSION HIERARCHICAL COMPRESSION_EPOCHS
 #          DIAGNOSIS STUDY
 set -uo pipefail
