@@ -65,14 +65,12 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksOrStacksAreOtherSystems) {
   namespace fs = std::filesystem;
   TempDir dir;
   const fs::path root = dir.path();
-  const fs::path& model = kModel;
-  const std::string& sweep = kSweep;
-  std::ifstream in(model / "system.json");
+  std::ifstream in(kModel / "system.json");
   const nlohmann::json system = nlohmann::json::parse(in);
   for (const char* name : {"a", "b", "slow", "trixie"}) {
-    fs::create_directories(root / name / sweep);
-    fs::copy(model / sweep, root / name / sweep, fs::copy_options::recursive);
-    fs::copy_file(model / "run.json", root / name / "run.json");
+    fs::create_directories(root / name / kSweep);
+    fs::copy(kModel / kSweep, root / name / kSweep, fs::copy_options::recursive);
+    fs::copy_file(kModel / "run.json", root / name / "run.json");
     nlohmann::json s = system;
     if (std::string(name) == "slow") {
       s["network"]["spec"]["bottleneck_host"] = 3;
