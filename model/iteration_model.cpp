@@ -227,9 +227,14 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
       for (Bucket& b : buckets) b.ready_s *= (p.backward_s + stolen) / p.backward_s;
     }
     p.backward_s += stolen;
-    // The last buckets wait for the slowest rank's gradients too.
+    // The last buckets wait for the slowest rank's gradients too. A per-tensor method runs each
+    // tensor's blocking collective on a communication thread: where the machine's ranks keep its
+    // cores busy, that thread shares a core with the compute, its peers' with theirs, and the
+    // collectives finish after backward as a blocking method's do (stale's rule, above).
+    const bool after_compute = info.engine == Engine::per_tensor && method.comm_cpu.machine_cpu_s;
     const double exposed =
-        exposed_after_backward_s(buckets, p.backward_s, cost) + compute.straggler_s;
+        (after_compute ? p.comm_s : exposed_after_backward_s(buckets, p.backward_s, cost)) +
+        compute.straggler_s;
     // DDP's Reducer waits for its buckets inside backward's final callback.
     (info.waits_in_backward ? p.backward_s : p.sync_s) += exposed;
     return p;
