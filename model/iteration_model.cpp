@@ -204,10 +204,10 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     return p;
   }
   std::vector<Bucket> buckets = buckets_of(compute, method, cost, link);
-  // stale: step t's sums have the whole of step t+1 to finish, queued as backward t ends, where
-  // a core is free to carry them. Where the machine's ranks keep its cores busy (comm_cpu set),
-  // their comm threads wait for the compute to end: nothing is hidden, no CPU taken from it, and
-  // the sums finish after it as a blocking method's do.
+  // stale: step t's sums have step t+1's forward and backward to finish, sent as it begins,
+  // where a core is free to carry them. Where the machine's ranks keep its cores busy (comm_cpu
+  // set), their comm threads wait for the compute to end: nothing is hidden, no CPU taken from it,
+  // and the sums finish after it as a blocking method's do.
   const bool hides = method.options.mode == SyncMode::stale && !method.comm_cpu.machine_cpu_s;
   // Through token buckets, the compute since the last synchronisation refilled them: the first
   // bytes go without waiting for the rate. Blocking: the whole compute; overlap: until the first
@@ -239,7 +239,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     (info.waits_in_backward ? p.backward_s : p.sync_s) += exposed;
     return p;
   }
-  p.sync_s = std::max(0.0, p.comm_s - (hides ? p.phases_s() : 0));
+  p.sync_s = std::max(0.0, p.comm_s - (hides ? p.forward_s + p.backward_s : 0));
   if (!hides && method.sync != "none") p.sync_s += compute.straggler_s;
   return p;
 }

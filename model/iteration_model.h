@@ -132,9 +132,9 @@ std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& meth
 // that runs while the rank computes, shared by the machine's cores (method.comm_cpu), and its
 // gradients' ready times with it; a per-tensor method's collectives (blocking calls on a
 // communication thread), where the ranks keep the cores busy, all finish after that backward,
-// none hidden. Stale: the sums hidden behind the next iteration where cores are left free; where
-// the ranks keep them busy (method.comm_cpu set), finished after the compute as a blocking
-// method's.
+// none hidden. Stale: the sums hidden behind the next iteration's forward and backward where
+// cores are left free; where the ranks keep them busy (method.comm_cpu set), finished after the
+// compute as a blocking method's.
 Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
 
 // One machine's CPU time for a bucket's operation: as measured (cpu_s), else an allreduce's of

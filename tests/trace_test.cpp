@@ -176,6 +176,33 @@ TEST(Trace, NonblockingOperationsAreAsyncSpansWithTheirBytes) {
   }
 }
 
+// Stale mode sends step t's gradients as step t+1 begins and waits for them in its finish():
+// every sum runs inside a timed iteration (so the trainer's own collectives between iterations
+// never wait behind one), each iteration carrying the previous step's gradients once.
+TEST(Trace, StaleSumsRunInsideTheIterationThatSendsThem) {
+  const int iterations = 6;
+  Traced run = traced_run("allreduce", "stale", iterations);
+  int64_t model_bytes = 0;
+  for (const auto& p : make_model("lenet5")->parameters()) model_bytes += p.nbytes();
+  for (int rank = 0; rank < 2; ++rank) {
+    SCOPED_TRACE(rank);
+    const auto spans = events_where(run.trace, rank, "X", "iteration");
+    ASSERT_EQ(spans.size(), static_cast<size_t>(iterations - 1));
+    const auto comm = events_where(run.trace, rank, "X", "comm");
+    EXPECT_EQ(comm.size(), make_model("lenet5")->parameters().size() * (iterations - 1));
+    double inside = 0;
+    for (const auto& c : comm) {
+      const bool in_one = std::any_of(spans.begin(), spans.end(), [&](const json& it) {
+        return c.at("ts").get<double>() >= it.at("ts").get<double>() &&
+               end_of(c) <= end_of(it) + 1e-3;
+      });
+      EXPECT_TRUE(in_one) << c.dump();
+      if (in_one) inside += c.at("args").at("bytes").get<double>();
+    }
+    EXPECT_EQ(inside, static_cast<double>(model_bytes * (iterations - 1)));
+  }
+}
+
 // c10d_ddp's Reducer calls Gloo itself: traced, it runs DDP's built-in allreduce hook, which
 // records each bucket's allreduce (every gradient once per iteration), and trains exactly as the
 // Reducer's own path does.

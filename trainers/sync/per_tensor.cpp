@@ -41,17 +41,37 @@ class PerTensorSync : public GradSync {
       case SyncMode::stale:
         break;
     }
-    worker_->wait_idle();  // the previous step's sums are complete
-    std::swap(ready_, in_flight_);
-    bool have_previous = steps_++ > 0;
-    for (size_t i = 0; i < params_.size(); ++i) launch(i, params_[i].grad());
+    const bool have_previous = launched_;
+    if (launched_) {
+      worker_->wait_idle();  // the previous step's sums are complete
+      std::swap(ready_, in_flight_);
+      launched_ = false;
+    }
+    for (size_t i = 0; i < params_.size(); ++i) hold(i, params_[i].grad());
+    held_ = true;
     if (have_previous) apply(ready_);
     return have_previous;
   }
 
+  // Stale: the previous step's gradients go out as this step begins, so that their sums are in
+  // flight only inside timed iterations (forward and backward), never in the trainer's own
+  // exchange between two iterations, which would wait behind them.
+  void before_forward() override {
+    if (!held_) return;
+    for (size_t i = 0; i < params_.size(); ++i) submit(i);
+    held_ = false;
+    launched_ = true;
+  }
+
  private:
   void launch(size_t i, const at::Tensor& grad) {
+    hold(i, grad);
+    submit(i);
+  }
+  void hold(size_t i, const at::Tensor& grad) {
     in_flight_[i] = grad.detach().contiguous().clone();
+  }
+  void submit(size_t i) {
     if (in_flight_[i].numel() == 0) return;  // nothing to move
     worker_->submit([this, i] { sum_(in_flight_[i], *comm_); });
   }
@@ -69,7 +89,8 @@ class PerTensorSync : public GradSync {
   std::vector<at::Tensor> params_, in_flight_, ready_;
   Communicator* comm_ = nullptr;
   double scale_ = 1.0;
-  int64_t steps_ = 0;
+  bool held_ = false;      // stale: this step's gradients copied, to go out as the next begins
+  bool launched_ = false;  // stale: the previous step's sums are in flight
   std::unique_ptr<CommWorker> worker_;  // joined before the buffers it uses go away
   GradientHooks hooks_;                 // last: removed before the worker they feed goes away
 };
