@@ -122,8 +122,8 @@ TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
 // A per-tensor method overlaps by running each tensor's blocking collective on a communication
 // thread. Where the machine's ranks keep its cores busy, that thread shares a core with the
 // compute: backward pays the CPU as bucketed's does, and the collectives finish after it, none
-// hidden (LeNet-5's overlapping allreduce over MPI measured more sync than the blocking one on
-// the three systems that ran it). Cores left free: hidden as bucketed's buckets are.
+// hidden (LeNet-5's overlapping allreduce over MPI measured as much sync as the blocking one, or
+// more, on every system that ran it). Cores left free: hidden as bucketed's buckets are.
 TEST(IterationModel, PerTensorOverlapOnBusyCoresFinishesItsCollectivesAfterBackward) {
   ComputeProfile c = three_tensors();
   c.straggler_s = 0.1;
@@ -237,8 +237,9 @@ TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
 }
 
 // Where the machine's ranks keep its cores busy, a stale method's sums wait for the compute to
-// end (LeNet-5's stale allreduce measured more sync than the blocking one on the three systems
-// that ran it): nothing hidden, no CPU taken from backward, the wait for the slowest rank paid.
+// end (LeNet-5's stale allreduce over MPI measured as much sync as the blocking one, or more, on
+// every system that ran it): nothing hidden, no CPU taken from backward, the wait for the
+// slowest rank paid.
 TEST(IterationModel, StaleOnBusyCoresFinishesItsSumsAfterTheCompute) {
   ComputeProfile c = three_tensors();
   c.straggler_s = 0.1;
