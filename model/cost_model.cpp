@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "model/token_buckets.h"
@@ -59,6 +60,17 @@ double MeasuredCost::time(double b) const {
   const double low = seconds[i - 1] / count(bytes[i - 1]), high = seconds[i] / count(bytes[i]);
   const double slope = (high - low) / (bytes[i] - bytes[i - 1]);
   return count(b) * (low + slope * (b - bytes[i - 1]));
+}
+
+void read_out_noise(MeasuredCost& m) {
+  double least_above = std::numeric_limits<double>::infinity();
+  for (size_t i = m.seconds.size(); i-- > 0;) {
+    if (m.seconds[i] > kNoiseFactor * least_above) {
+      m.noisy_bytes.insert(m.noisy_bytes.begin(), m.bytes[i]);
+      m.seconds[i] = least_above;
+    }
+    least_above = std::min(least_above, m.seconds[i]);
+  }
 }
 
 Link link_of_ring_fit(int n, double alpha_s, double beta_s_per_byte) {

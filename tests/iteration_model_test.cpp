@@ -438,6 +438,19 @@ TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
   EXPECT_DOUBLE_EQ(MeasuredCost{}.time(7), 0);
 }
 
+// A size measured more than twice as slow as a larger one is noise: it takes the least time of
+// the larger sizes, and says so; a size up to twice as slow keeps its time.
+TEST(MeasuredCost, ASizeFarSlowerThanALargerOneIsReadAsNoise) {
+  MeasuredCost m{{64, 256, 1024, 4096, 16384}, {1e-5, 4e-4, 1.1e-3, 2e-5, 6e-5}, {}};
+  read_out_noise(m);
+  EXPECT_EQ(m.noisy_bytes, (std::vector<double>{256, 1024}));
+  EXPECT_EQ(m.seconds, (std::vector<double>{1e-5, 2e-5, 2e-5, 2e-5, 6e-5}));
+  MeasuredCost kept{{16, 64, 256}, {2.7e-3, 2.5e-3, 1.5e-3}, {}};
+  read_out_noise(kept);
+  EXPECT_TRUE(kept.noisy_bytes.empty());
+  EXPECT_EQ(kept.seconds, (std::vector<double>{2.7e-3, 2.5e-3, 1.5e-3}));
+}
+
 TEST(LinkFit, RecoversTheLineAndTheRingsLink) {
   // A ring allreduce on 4 ranks over kLink, at sizes 4 KiB..64 MiB.
   std::vector<double> bytes, seconds;

@@ -65,6 +65,7 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
     m.bytes.push_back(bytes);
     m.seconds.push_back(times.first / times.second);
   }
+  model::read_out_noise(m);
   // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
   // the messages count as alike where every link is (no bottleneck host).
   const auto alike = [&s] {
@@ -298,6 +299,21 @@ std::function<double(double)> measured_cost_of(const SystemResults& s, const Tra
     for (const auto& [m, scale] : parts) t += m.time(bytes * scale);
     return t;
   };
+}
+
+std::string sweep_noise_note(const SystemResults& s, const TrainConfig& c) {
+  std::vector<std::string> read;
+  for (const CollectiveCall& call : find_method(c.sync).priced_by) {
+    const model::MeasuredCost m = sweep_of(s, call.op, c.backend, c.world_size);
+    if (m.noisy_bytes.empty()) continue;
+    read.push_back(fmt::format("{}'s {} sweep on {} ranks at {} B", c.backend, call.op,
+                               c.world_size, fmt::join(m.noisy_bytes, ", ")));
+  }
+  if (read.empty()) return "";
+  return fmt::format(
+      "read as noise, each priced as the larger size that took least: {} (more than {:g}x a "
+      "larger size's time)",
+      fmt::join(read, "; "), model::kNoiseFactor);
 }
 
 namespace {

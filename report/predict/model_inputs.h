@@ -80,6 +80,8 @@ HookEstimate hook_for(const SystemResults& s, const TrainRun& run);
 // links since); else none.
 std::function<double(double)> measured_cost_of(const SystemResults& s, const TrainConfig& c,
                                                const std::string& bottleneck_rate);
+// Which sizes of those sweeps model::read_out_noise replaced; empty where none.
+std::string sweep_noise_note(const SystemResults& s, const TrainConfig& c);
 
 // Where hierarchical's two levels run: the ranks per host (as the run grouped them: its
 // --ranks-per-host, else the hosts its record names), the link within a host (a ring

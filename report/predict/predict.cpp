@@ -100,6 +100,10 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
   out.method = method_of(run);
   model::Method& method = out.method;
   method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
+  if (method.measured_cost) {
+    const std::string noise = sweep_noise_note(s, c);
+    if (!noise.empty()) note(noise);
+  }
   const Engine engine = find_method(c.sync).engine;
   if (is_lossy(c.sync)) {
     const HookEstimate hook = hook_for(s, run);
