@@ -182,14 +182,15 @@ TEST(Trace, NonblockingOperationsAreAsyncSpansWithTheirBytes) {
 TEST(Trace, StaleSumsRunInsideTheIterationThatSendsThem) {
   const int iterations = 6;
   Traced run = traced_run("allreduce", "stale", iterations);
+  const auto params = make_model("lenet5")->parameters();
   int64_t model_bytes = 0;
-  for (const auto& p : make_model("lenet5")->parameters()) model_bytes += p.nbytes();
+  for (const auto& p : params) model_bytes += p.nbytes();
   for (int rank = 0; rank < 2; ++rank) {
     SCOPED_TRACE(rank);
     const auto spans = events_where(run.trace, rank, "X", "iteration");
     ASSERT_EQ(spans.size(), static_cast<size_t>(iterations - 1));
     const auto comm = events_where(run.trace, rank, "X", "comm");
-    EXPECT_EQ(comm.size(), make_model("lenet5")->parameters().size() * (iterations - 1));
+    EXPECT_EQ(comm.size(), params.size() * (iterations - 1));
     double inside = 0;
     for (const auto& c : comm) {
       const bool in_one = std::any_of(spans.begin(), spans.end(), [&](const json& it) {

@@ -131,7 +131,7 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   for (const auto& [f, f_share] : share) {
     TrainConfig at = c;
     at.world_size = f;
-    std::function<double(double)> cost = measured_cost_of(s, at, "");
+    std::function<double(double)> cost = measured_cost_of(s, at, "").cost;
     const model::MeasuredCost sweep = sweep_of(s, first, c.backend, f);
     if (!per_tensor && sweep.bytes.size() >= 2) {
       cost = [sweep](double b) { return sweep.time(b); };

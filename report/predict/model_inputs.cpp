@@ -284,36 +284,34 @@ HookEstimate hook_for(const SystemResults& s, const TrainRun& run) {
 
 // The strategy's per-tensor cost from the sweeps of the collectives it calls, when every one
 // was swept on these ranks and backend (and no bottleneck changed the links since); else none.
-std::function<double(double)> measured_cost_of(const SystemResults& s, const TrainConfig& c,
-                                               const std::string& bottleneck_rate) {
+SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
+                           const std::string& bottleneck_rate) {
   const SyncMethod& method = find_method(c.sync);
   if (method.engine != Engine::per_tensor || !bottleneck_rate.empty()) return {};
   std::vector<std::pair<model::MeasuredCost, double>> parts;
+  std::vector<std::string> noisy;
   for (const CollectiveCall& call : method.priced_by) {
     model::MeasuredCost m = sweep_of(s, call.op, c.backend, c.world_size);
     if (m.bytes.size() < 2) return {};
+    if (!m.noisy_bytes.empty()) {
+      noisy.push_back(fmt::format("{}'s {} sweep on {} ranks at {} B", c.backend, call.op,
+                                  c.world_size, fmt::join(m.noisy_bytes, ", ")));
+    }
     parts.emplace_back(std::move(m), call.times_ranks ? c.world_size : 1);
   }
-  return [parts](double bytes) {
+  SweptCost out;
+  out.cost = [parts](double bytes) {
     double t = 0;
     for (const auto& [m, scale] : parts) t += m.time(bytes * scale);
     return t;
   };
-}
-
-std::string sweep_noise_note(const SystemResults& s, const TrainConfig& c) {
-  std::vector<std::string> read;
-  for (const CollectiveCall& call : find_method(c.sync).priced_by) {
-    const model::MeasuredCost m = sweep_of(s, call.op, c.backend, c.world_size);
-    if (m.noisy_bytes.empty()) continue;
-    read.push_back(fmt::format("{}'s {} sweep on {} ranks at {} B", c.backend, call.op,
-                               c.world_size, fmt::join(m.noisy_bytes, ", ")));
+  if (!noisy.empty()) {
+    out.noise = fmt::format(
+        "read as noise, each priced as the larger size that took least: {} (more than {:g}x a "
+        "larger size's time)",
+        fmt::join(noisy, "; "), model::kNoiseFactor);
   }
-  if (read.empty()) return "";
-  return fmt::format(
-      "read as noise, each priced as the larger size that took least: {} (more than {:g}x a "
-      "larger size's time)",
-      fmt::join(read, "; "), model::kNoiseFactor);
+  return out;
 }
 
 namespace {

@@ -77,11 +77,14 @@ HookEstimate hook_for(const SystemResults& s, const TrainRun& run);
 
 // The strategy's per-tensor cost from the sweeps of the collectives it calls (the catalogue's
 // priced_by), when every one was swept on these ranks and backend (and no bottleneck changed the
-// links since); else none.
-std::function<double(double)> measured_cost_of(const SystemResults& s, const TrainConfig& c,
-                                               const std::string& bottleneck_rate);
-// Which sizes of those sweeps model::read_out_noise replaced; empty where none.
-std::string sweep_noise_note(const SystemResults& s, const TrainConfig& c);
+// links since); else no cost. noise names the sizes of those sweeps model::read_out_noise
+// replaced; empty where none.
+struct SweptCost {
+  std::function<double(double)> cost;
+  std::string noise;
+};
+SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
+                           const std::string& bottleneck_rate);
 
 // Where hierarchical's two levels run: the ranks per host (as the run grouped them: its
 // --ranks-per-host, else the hosts its record names), the link within a host (a ring

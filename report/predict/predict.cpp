@@ -13,6 +13,7 @@
 #include <numeric>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "catalogue/methods.h"
 #include "record/record.h"
@@ -99,11 +100,9 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
                    out.link.link.latency_s * 1e6, out.link.link.bytes_per_s / 1e6));
   out.method = method_of(run);
   model::Method& method = out.method;
-  method.measured_cost = measured_cost_of(s, c, run.bottleneck_rate);
-  if (method.measured_cost) {
-    const std::string noise = sweep_noise_note(s, c);
-    if (!noise.empty()) note(noise);
-  }
+  SweptCost swept = measured_cost_of(s, c, run.bottleneck_rate);
+  method.measured_cost = std::move(swept.cost);
+  if (!swept.noise.empty()) note(swept.noise);
   const Engine engine = find_method(c.sync).engine;
   if (is_lossy(c.sync)) {
     const HookEstimate hook = hook_for(s, run);

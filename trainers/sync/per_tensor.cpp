@@ -41,14 +41,13 @@ class PerTensorSync : public GradSync {
       case SyncMode::stale:
         break;
     }
-    const bool have_previous = launched_;
-    if (launched_) {
+    const bool have_previous = stale_ == Stale::in_flight;
+    if (have_previous) {
       worker_->wait_idle();  // the previous step's sums are complete
       std::swap(ready_, in_flight_);
-      launched_ = false;
     }
     for (size_t i = 0; i < params_.size(); ++i) hold(i, params_[i].grad());
-    held_ = true;
+    stale_ = Stale::held;
     if (have_previous) apply(ready_);
     return have_previous;
   }
@@ -57,10 +56,9 @@ class PerTensorSync : public GradSync {
   // flight only inside timed iterations (forward and backward), never in the trainer's own
   // exchange between two iterations, which would wait behind them.
   void before_forward() override {
-    if (!held_) return;
+    if (stale_ != Stale::held) return;
     for (size_t i = 0; i < params_.size(); ++i) submit(i);
-    held_ = false;
-    launched_ = true;
+    stale_ = Stale::in_flight;
   }
 
  private:
@@ -89,8 +87,9 @@ class PerTensorSync : public GradSync {
   std::vector<at::Tensor> params_, in_flight_, ready_;
   Communicator* comm_ = nullptr;
   double scale_ = 1.0;
-  bool held_ = false;      // stale: this step's gradients copied, to go out as the next begins
-  bool launched_ = false;  // stale: the previous step's sums are in flight
+  // Stale: nothing yet; this step's gradients copied, to go out as the next begins; the previous
+  // step's sums in flight.
+  enum class Stale { none, held, in_flight } stale_ = Stale::none;
   std::unique_ptr<CommWorker> worker_;  // joined before the buffers it uses go away
   GradientHooks hooks_;                 // last: removed before the worker they feed goes away
 };
