@@ -103,29 +103,51 @@ struct Bucket {
 };
 
 // Overlap: the buckets go out one after another on one link, each as soon as it is ready and the
-// one before has gone; `cost` is one bucket's time (e.g. a ring allreduce of its bytes). When
-// each bucket's transfer starts and ends, in seconds from the start of backward.
+// one before has gone; `cost` is one bucket's time (e.g. a ring allreduce of its bytes). Before
+// `slowed.until_s` a transfer progresses `slowed.factor` times slower (a communication thread
+// sharing the cores with backward), after it at its own pace. When each bucket's transfer starts
+// and ends, in seconds from the start of backward.
+struct Slowed {
+  double until_s = 0;
+  double factor = 1;
+};
 struct Transfer {
   double start = 0, end = 0;
+  double work = 0;  // its time at its own pace
+  Slowed slowed;
+  // The share of its work done by time t.
+  double done_by(double t) const {
+    const double slow_end = std::clamp(slowed.until_s, start, std::max(start, t));
+    const double done = (slow_end - start) / slowed.factor + std::max(0.0, t - slow_end);
+    return work > 0 ? std::clamp(done / work, 0.0, 1.0) : (t > start ? 1.0 : 0.0);
+  }
 };
 template <typename Cost>
-std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cost& cost) {
+std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cost& cost,
+                                   Slowed slowed = {}) {
+  slowed.factor = std::max(1.0, slowed.factor);
   std::vector<Transfer> out;
   double end = 0;
   for (const Bucket& b : buckets) {
-    const double start = b.ready_s > end ? b.ready_s : end;
-    end = start + (b.seconds >= 0 ? b.seconds : cost(b.bytes));
-    out.push_back({start, end});
+    Transfer t{b.ready_s > end ? b.ready_s : end, 0, b.seconds >= 0 ? b.seconds : cost(b.bytes),
+               slowed};
+    const double slow_span = std::max(0.0, slowed.until_s - t.start);
+    t.end = slowed.factor * t.work <= slow_span
+                ? t.start + slowed.factor * t.work
+                : std::max(t.start, slowed.until_s) + t.work - slow_span / slowed.factor;
+    end = t.end;
+    out.push_back(t);
   }
   return out;
 }
 
 // The synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
 // When every bucket finishes before the next is ready, only the last bucket's cost is exposed.
+// `factor`: how many times slower the transfers go while backward runs (Slowed).
 template <typename Cost>
 double exposed_after_backward_s(const std::vector<Bucket>& buckets, double backward_s,
-                                const Cost& cost) {
-  const std::vector<Transfer> t = transfers_of(buckets, cost);
+                                const Cost& cost, double factor = 1) {
+  const std::vector<Transfer> t = transfers_of(buckets, cost, {backward_s, factor});
   const double end = t.empty() ? 0 : t.back().end;
   return end > backward_s ? end - backward_s : 0;
 }

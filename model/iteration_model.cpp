@@ -220,20 +220,27 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   }
   for (const Bucket& b : buckets) p.comm_s += b.seconds >= 0 ? b.seconds : cost(b.bytes);
   if (method.options.mode == SyncMode::overlap) {
+    // A hook runs each bucket's blocking collectives on a communication thread. Where the
+    // machine's ranks keep its cores busy, that thread gets a compute thread's share of them
+    // while backward runs: its collectives go that many times slower until backward ends
+    // (CommCpu::slowdown). The engine's own iallreduce is not slowed.
+    const double slowdown = info.engine == Engine::hooked ? method.comm_cpu.slowdown() : 1.0;
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
-    // ready times), then the buckets go out on the stretched schedule.
-    const double stolen = overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu);
+    // ready times), then the buckets go out on the stretched schedule. The last buckets wait for
+    // the slowest rank's gradients too.
+    const double stolen =
+        overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu, {p.backward_s, slowdown});
     if (p.backward_s > 0) {
       for (Bucket& b : buckets) b.ready_s *= (p.backward_s + stolen) / p.backward_s;
     }
     p.backward_s += stolen;
-    // The last buckets wait for the slowest rank's gradients too. A per-tensor method runs each
-    // tensor's blocking collective on a communication thread: where the machine's ranks keep its
-    // cores busy, that thread shares a core with the compute, its peers' with theirs, and the
-    // collectives finish after backward as a blocking method's do (stale's rule, above).
+    // A per-tensor method runs each tensor's blocking collective on that thread too, but a
+    // tensor's collective is short: where the cores are busy, the collectives, a step behind on
+    // every rank, finish after backward as a blocking method's do (stale's rule, above).
     const bool after_compute = info.engine == Engine::per_tensor && method.comm_cpu.machine_cpu_s;
     const double exposed =
-        (after_compute ? p.comm_s : exposed_after_backward_s(buckets, p.backward_s, cost)) +
+        (after_compute ? p.comm_s
+                       : exposed_after_backward_s(buckets, p.backward_s, cost, slowdown)) +
         compute.straggler_s;
     // DDP's Reducer waits for its buckets inside backward's final callback.
     (info.waits_in_backward ? p.backward_s : p.sync_s) += exposed;

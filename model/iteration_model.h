@@ -46,6 +46,15 @@ struct ComputeProfile {
 struct CommCpu {
   std::function<double(double bytes)> machine_cpu_s;  // empty: communication costs no CPU
   int cores = 1;
+  int threads = 0;  // the machine's compute threads (its ranks x each one's); 0: one per core
+
+  // How many times longer a collective takes on a communication thread while the compute runs:
+  // that thread gets a compute thread's share of the cores (docs/model.md). 1 where cores are
+  // left free.
+  double slowdown() const {
+    return machine_cpu_s && cores > 0 && threads > cores ? static_cast<double>(threads) / cores
+                                                         : 1.0;
+  }
 };
 
 // Where the ranks run: ranks_per_host of them on each host, in rank order, and the link between
@@ -130,11 +139,12 @@ std::vector<Bucket> buckets_of(const ComputeProfile& compute, const Method& meth
 // slowest rank (compute.straggler_s) is part of the exposed synchronisation (c10d_ddp: of backward,
 // where its Reducer waits). Overlap: backward is stretched by the CPU time of the communication
 // that runs while the rank computes, shared by the machine's cores (method.comm_cpu), and its
-// gradients' ready times with it; a per-tensor method's collectives (blocking calls on a
-// communication thread), where the ranks keep the cores busy, all finish after that backward,
-// none hidden. Stale: the sums hidden behind the next iteration's forward and backward where
-// cores are left free; where the ranks keep them busy (method.comm_cpu set), finished after the
-// compute as a blocking method's.
+// gradients' ready times with it; where the ranks keep the cores busy, a hook's buckets (blocking
+// calls on a communication thread) go comm_cpu.slowdown() times slower until backward ends, and
+// a per-tensor method's collectives (blocking calls on that thread too, each short) all finish
+// after that backward, none hidden. Stale: the sums hidden behind the next iteration's forward and
+// backward where cores are left free; where the ranks keep them busy (method.comm_cpu set),
+// finished after the compute as a blocking method's.
 Phases predict(const ComputeProfile& compute, const Method& method, const Link& link);
 
 // One machine's CPU time for a bucket's operation: as measured (cpu_s), else an allreduce's of
@@ -144,18 +154,16 @@ inline double machine_cpu_of(const Bucket& b, const CommCpu& cpu) {
 }
 
 // The CPU time, spread over the machine's cores, of the part of each bucket's communication
-// that runs before backward ends at backward_s (each bucket's CPU spread evenly over its
-// transfer, the transfers as transfers_of schedules them).
+// that runs before backward ends at backward_s (each bucket's CPU spread evenly over its work,
+// the transfers as transfers_of schedules them, slowed as `slowed` says).
 template <typename Cost>
 double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, const Cost& cost,
-                        const CommCpu& cpu) {
+                        const CommCpu& cpu, const Slowed& slowed = {}) {
   if (!cpu.machine_cpu_s) return 0;
-  const std::vector<Transfer> transfers = transfers_of(buckets, cost);
+  const std::vector<Transfer> transfers = transfers_of(buckets, cost, slowed);
   double used = 0;
   for (size_t i = 0; i < buckets.size(); ++i) {
-    const Transfer& t = transfers[i];
-    const double during = std::clamp(backward_s - t.start, 0.0, t.end - t.start);
-    if (t.end > t.start) used += machine_cpu_of(buckets[i], cpu) * during / (t.end - t.start);
+    used += machine_cpu_of(buckets[i], cpu) * transfers[i].done_by(backward_s);
   }
   return used / cpu.cores;
 }

@@ -71,5 +71,24 @@ TEST(CostModel, FullOverlapLeavesOnlyTheLastBucketExposed) {
   EXPECT_EQ(exposed_after_backward_s({}, 0.3, cost), 0);
 }
 
+// A transfer slowed while backward runs: half its pace until 1.0 s, its own after.
+TEST(CostModel, ASlowedTransferGoesAtItsOwnPaceOnceBackwardEnds) {
+  auto cost = [](double bytes) { return bytes / 1e9; };
+  // 0.6 s of work from 0.2 s: by 1.0 s, 0.4 s of it done at half pace; the rest ends at 1.2 s.
+  // The next bucket, ready at 0.3 s, waits for it and ends at 1.3 s.
+  const std::vector<Bucket> two = {{6e8, 0.2}, {1e8, 0.3}};
+  const std::vector<Transfer> t = transfers_of(two, cost, {1.0, 2.0});
+  EXPECT_NEAR(t[0].end, 1.2, 1e-12);
+  EXPECT_NEAR(t[0].done_by(1.0), 0.4 / 0.6, 1e-12);
+  EXPECT_NEAR(t[1].start, 1.2, 1e-12);
+  EXPECT_NEAR(t[1].end, 1.3, 1e-12);
+  EXPECT_DOUBLE_EQ(t[1].done_by(1.0), 0);
+  EXPECT_NEAR(exposed_after_backward_s(two, 1.0, cost, 2.0), 0.3, 1e-12);
+  // Unslowed: 0.2 to 0.8 s, then 0.8 to 0.9 s, both inside backward.
+  EXPECT_DOUBLE_EQ(exposed_after_backward_s(two, 1.0, cost), 0);
+  // A short transfer done inside the slow span takes twice its time.
+  EXPECT_NEAR(transfers_of({{1e8, 0.0}}, cost, {1.0, 2.0})[0].end, 0.2, 1e-12);
+}
+
 }  // namespace
 }  // namespace dtbench::model

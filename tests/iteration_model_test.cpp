@@ -119,6 +119,38 @@ TEST(IterationModel, CommunicationDuringBackwardTakesItsCpuFromBackward) {
   EXPECT_DOUBLE_EQ(predict(c, m, slow).backward_s, 1.0);
 }
 
+// A hook runs its buckets' collectives on a communication thread. With 4 ranks on 2 cores, that
+// thread gets a compute thread's share of them while backward runs: its collectives go half as
+// fast until backward ends (hierarchical's leaders' ring measured about half the link's rate
+// beside backward on the emulated cluster), and take CPU from backward only for the work they
+// did there.
+TEST(IterationModel, AHooksCollectivesGoSlowerBesideBackwardOnBusyCores) {
+  const ComputeProfile c = three_tensors();
+  const Link slow{0, 1e7};
+  // One rank per host: each bucket a ring among the 4, 0.45, 0.3 and 0.15 s, as bucketed's.
+  Method m = method_of("hierarchical", SyncMode::overlap, 4, {3e6, 2e6, 1e6});
+  m.comm_cpu = {[](double b) { return b * 1e-7; }, 2, 4};
+  EXPECT_DOUBLE_EQ(m.comm_cpu.slowdown(), 2);
+  // By hand: 3 MB from 0.2 s at half pace does 0.4 of its 0.45 s by 1.0 s: 0.3 s x 0.4 / 0.45
+  // of CPU, on 2 cores. backward 1 + 2/15 s; the ready times stretch with it. Then 3 MB from
+  // 0.2267 s, done at half pace by 1.1267 s; 2 MB from there, 0.0067 s at half pace, the rest
+  // by 1.43 s; 1 MB to 1.58 s.
+  const Phases p = predict(c, m, slow);
+  const double backward = 1 + 0.3 * 0.4 / 0.45 / 2;
+  EXPECT_NEAR(p.backward_s, backward, 1e-12);
+  const double first_end = 0.2 * backward + 0.9;
+  const double second_end = backward + 0.3 - (backward - first_end) / 2;
+  EXPECT_NEAR(p.sync_s, second_end + 0.15 - backward, 1e-12);
+  // bucketed's own iallreduce, on the same cores, is not slowed.
+  Method flat = method_of("bucketed", SyncMode::overlap, 4, {3e6, 2e6, 1e6});
+  flat.comm_cpu = m.comm_cpu;
+  EXPECT_NEAR(predict(c, flat, slow).sync_s, 0.15, 1e-12);
+  // Cores left free (or no CPU term): the hook's buckets go at their own pace, as bucketed's.
+  m.comm_cpu.threads = 2;
+  EXPECT_DOUBLE_EQ(m.comm_cpu.slowdown(), 1);
+  EXPECT_NEAR(predict(c, m, slow).sync_s, 0.15, 1e-12);
+}
+
 // A per-tensor method overlaps by running each tensor's blocking collective on a communication
 // thread. Where the machine's ranks keep its cores busy, that thread shares a core with the
 // compute: backward pays the CPU as bucketed's does, and the collectives finish after it, none
@@ -429,7 +461,7 @@ TEST(IterationModel, AMeasuredHookReplacesTheLinkAndTheAllreducesCpu) {
 }
 
 TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
-  const MeasuredCost m{{1, 3, 5}, {1, 2, 6}, {}};
+  const MeasuredCost m{{1, 3, 5}, {1, 2, 6}, {}, {}};
   EXPECT_DOUBLE_EQ(m.time(0.5), 1);  // below the smallest: its time
   EXPECT_DOUBLE_EQ(m.time(2), 1.5);
   EXPECT_DOUBLE_EQ(m.time(3), 2);
@@ -441,11 +473,11 @@ TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
 // A size measured more than twice as slow as a larger one is noise: it takes the least time of
 // the larger sizes, and says so; a size up to twice as slow keeps its time.
 TEST(MeasuredCost, ASizeFarSlowerThanALargerOneIsReadAsNoise) {
-  MeasuredCost m{{64, 256, 1024, 4096, 16384}, {1e-5, 4e-4, 1.1e-3, 2e-5, 6e-5}, {}};
+  MeasuredCost m{{64, 256, 1024, 4096, 16384}, {1e-5, 4e-4, 1.1e-3, 2e-5, 6e-5}, {}, {}};
   read_out_noise(m);
   EXPECT_EQ(m.noisy_bytes, (std::vector<double>{256, 1024}));
   EXPECT_EQ(m.seconds, (std::vector<double>{1e-5, 2e-5, 2e-5, 2e-5, 6e-5}));
-  MeasuredCost kept{{16, 64, 256}, {2.7e-3, 2.5e-3, 1.5e-3}, {}};
+  MeasuredCost kept{{16, 64, 256}, {2.7e-3, 2.5e-3, 1.5e-3}, {}, {}};
   read_out_noise(kept);
   EXPECT_TRUE(kept.noisy_bytes.empty());
   EXPECT_EQ(kept.seconds, (std::vector<double>{2.7e-3, 2.5e-3, 1.5e-3}));

@@ -235,6 +235,7 @@ CpuEstimate comm_cpu_for(const SystemResults& s, const TrainRun& run, int swept_
   const model::Line line = points.line();
   CpuEstimate e;
   e.cpu.cores = cores;
+  e.cpu.threads = per_machine * threads;
   e.cpu.machine_cpu_s = cpu_of(points);
   std::string scaled;
   if (swept != c.world_size) {
