@@ -125,7 +125,10 @@ double credit_after(const Link& link, double idle_s) {
 // The credit spent on the buckets in the order they go: each bucket's time spent on the link's
 // rate (its algorithm on the link less the same algorithm with no rate to wait for) shrinks by
 // the credit's bytes at the rate, until none is left. Buckets with their own time (the lossy
-// hooks', two levels') keep it.
+// hooks', two levels') keep it. A time a sweep measured (method.measured_cost) already holds
+// the credit its own operations found: the sweep's operations follow one another, and the
+// link refilled the buckets while an operation did not keep it busy (its measured time less its
+// time on the rate), at most their depth. Only the credit beyond that saves time.
 void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& method,
                   const Link& link, const std::function<double(double)>& cost) {
   Link no_rate = link;
@@ -137,8 +140,11 @@ void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& met
     const double on_rate =
         tensor_sync_s(method.sync, method.ranks, b.bytes, link, method.backend) -
         tensor_sync_s(method.sync, method.ranks, b.bytes, no_rate, method.backend);
-    const double saved = std::clamp(credit / link.bytes_per_s, 0.0, std::max(0.0, on_rate));
     const double full = cost(b.bytes);
+    const double in_sweep =
+        method.measured_cost ? credit_after(link, std::max(0.0, full - std::max(0.0, on_rate))) : 0;
+    const double saved =
+        std::clamp((credit - in_sweep) / link.bytes_per_s, 0.0, std::max(0.0, on_rate));
     b.seconds = std::max(0.0, full - saved);
     credit -= (full - b.seconds) * link.bytes_per_s;
   }

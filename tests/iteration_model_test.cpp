@@ -151,6 +151,34 @@ TEST(IterationModel, AHooksCollectivesGoSlowerBesideBackwardOnBusyCores) {
   EXPECT_NEAR(predict(c, m, slow).sync_s, 0.15, 1e-12);
 }
 
+// Through token buckets, the compute refills them and a blocking method's first bytes go without
+// waiting for the rate. A time its sweep measured already holds the credit the sweep's own
+// operations found: as much as the link refilled while an operation left it idle (its measured
+// time less its time on the rate). Only the credit beyond that saves time.
+TEST(IterationModel, ASweepsOwnCreditIsNotCountedTwice) {
+  ComputeProfile c;
+  c.forward_s = 0.3, c.backward_s = 1.0;
+  c.tensor_bytes = {1e6};
+  c.ready_s = {1.0};
+  const Link bucket{0, 1e7, 2e5};  // 10 MB/s, 200 KB deep: full after the compute
+  Link no_rate = bucket;
+  no_rate.bytes_per_s = 1e30;
+  no_rate.burst_bytes = 0;
+  const double on_rate =
+      tensor_sync_s("allreduce", 4, 1e6, bucket) - tensor_sync_s("allreduce", 4, 1e6, no_rate);
+  ASSERT_GT(on_rate, 0.02);
+  Method m = method_of("allreduce", SyncMode::blocking, 4);
+  // Priced on the link: the whole 200 KB saves 0.02 s.
+  const double on_link = tensor_sync_s("allreduce", 4, 1e6, bucket);
+  EXPECT_NEAR(predict(c, m, bucket).sync_s, on_link - 0.02, 1e-9);
+  // A sweep whose operations left the link idle 0.01 s each found 100 KB: 0.01 s saved.
+  m.measured_cost = [&](double) { return on_rate + 0.01; };
+  EXPECT_NEAR(predict(c, m, bucket).sync_s, on_rate + 0.01 - 0.01, 1e-9);
+  // Idle 0.05 s each: the sweep found the buckets full, as training does: nothing saved.
+  m.measured_cost = [&](double) { return on_rate + 0.05; };
+  EXPECT_NEAR(predict(c, m, bucket).sync_s, on_rate + 0.05, 1e-9);
+}
+
 // A per-tensor method overlaps by running each tensor's blocking collective on a communication
 // thread. Where the machine's ranks keep its cores busy, that thread shares a core with the
 // compute: backward pays the CPU as bucketed's does, and the collectives finish after it, none
@@ -233,10 +261,18 @@ TEST(IterationModel, ComputeRefillsTheTokenBucketTheSynchronisationStartsFrom) {
   double hockney = 0;
   for (double b : c.tensor_bytes) hockney += ring_allreduce_s(4, b, plain);
   EXPECT_NEAR(predict(c, blocking, plain).sync_s, hockney, 1e-12);
-  // A sweep's measured cost gives up as much.
+  // A sweep's measured cost already holds the credit its own operations found, what the link
+  // refilled while each left it idle (its time less its time on the rate): the 3 and 2 MB
+  // tensors' sweeps (0.07 and 0.05 s, 0.045 and 0.03 s of it on the rate) found the bucket full;
+  // the 1 MB one's, 1e8 x (0.03 s - its time on the rate). Only the rest of the 2 MB saves time.
   Method swept = blocking;
   swept.measured_cost = [](double b) { return 0.01 + b / 5e7; };
-  EXPECT_NEAR(predict(c, swept, shaped).sync_s, 0.03 + 6e6 / 5e7 - 0.02, 1e-12);
+  Link no_rate = shaped;
+  no_rate.bytes_per_s = 1e300;
+  no_rate.burst_bytes = 0;
+  const double on_rate = ring_allreduce_s(4, 1e6, shaped) - ring_allreduce_s(4, 1e6, no_rate);
+  const double found = 1e8 * (0.03 - on_rate);
+  EXPECT_NEAR(predict(c, swept, shaped).sync_s, 0.03 + 6e6 / 5e7 - (2e6 - found) / 1e8, 1e-12);
   // 10 ms of compute refills 1 MB of it.
   ComputeProfile quick = c;
   quick.data_s = 0, quick.forward_s = 0.004, quick.backward_s = 0.006, quick.optimizer_s = 0;
