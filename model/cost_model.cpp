@@ -16,7 +16,12 @@ double ring_allreduce_s(int n, double bytes, const Link& link) {
 
 double gather_scatter_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
-  return 2.0 * link.time((n - 1) * bytes);
+  // Rank 0's way in takes the gather's (n-1) S, then its way out sends the scatter's: through
+  // token buckets each rests, and refills, while the other works.
+  return settled_call_s(n, link, [n, bytes](Buckets& b, double t) {
+    t = b.send(1, 0, (n - 1) * bytes, t);
+    return b.send(0, 1, (n - 1) * bytes, t);
+  });
 }
 
 double chain_reduce_broadcast_s(int n, double bytes, const Link& link) {

@@ -45,6 +45,16 @@ TEST(CostModel, GatherScatterPutsTwoNMinusOneTimesTheBytesThroughRankZero) {
   EXPECT_GT(gather_scatter_s(16, kVgg, kGigabit), 7 * ring_allreduce_s(16, kVgg, kGigabit));
 }
 
+// Through token buckets (100 KB deep, 10 MB/s, no latency), rank 0's way in takes the gather's
+// 300 KB while its way out rests, then its way out sends the scatter's while its way in refills.
+// Back to back, each finds its bucket full: (300 - 100) KB at the rate, twice, 0.04 s, where one
+// drained bucket for both halves would take 0.06 s.
+TEST(CostModel, GatherScatterFindsEachOfRankZerosBucketsRefilledByTheOtherHalf) {
+  const Link shaped{0, 1e7, 1e5};
+  EXPECT_NEAR(gather_scatter_s(4, 1e5, shaped), 0.04, 1e-12);
+  EXPECT_NEAR(2 * shaped.time(3e5), 0.06, 1e-12);
+}
+
 TEST(CostModel, ChainsAndAllgatherMoveTheWholeTensorEveryStep) {
   EXPECT_NEAR(chain_reduce_broadcast_s(4, kVgg, kGigabit), 6 * kGigabit.time(kVgg), 1e-12);
   EXPECT_NEAR(ring_allgather_s(4, kVgg, kGigabit), 3 * kGigabit.time(kVgg), 1e-12);
