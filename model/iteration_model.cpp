@@ -240,6 +240,13 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
       for (Bucket& b : buckets) b.ready_s *= (p.backward_s + stolen) / p.backward_s;
     }
     p.backward_s += stolen;
+    // Slowed, the buckets take longer on the clock: that is the communication a trace holds.
+    if (slowdown > 1) {
+      p.comm_s = 0;
+      for (const Transfer& t : transfers_of(buckets, cost, {p.backward_s, slowdown})) {
+        p.comm_s += t.end - t.start;
+      }
+    }
     // A per-tensor method runs each tensor's blocking collective on that thread too, but a
     // tensor's collective is short: where the cores are busy, the collectives, a step behind on
     // every rank, finish after backward as a blocking method's do (stale's rule, above).

@@ -95,7 +95,8 @@ struct Method {
 struct Phases {
   double data_s = 0, forward_s = 0, backward_s = 0, sync_s = 0, optimizer_s = 0;
   // Not a phase: the communication the iteration carries, hidden or exposed (its tensors' or
-  // buckets' times, one after the other), to hold against a trace's.
+  // buckets' times, one after the other; a hook's slowed beside backward as they go on the
+  // clock), to hold against a trace's.
   double comm_s = 0;
   // Not a phase either: the slowest rank's iteration over the ranks' mean
   // (ComputeProfile::slowest_excess_s), part of the iteration's time.

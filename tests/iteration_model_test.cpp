@@ -141,6 +141,8 @@ TEST(IterationModel, AHooksCollectivesGoSlowerBesideBackwardOnBusyCores) {
   const double first_end = 0.2 * backward + 0.9;
   const double second_end = backward + 0.3 - (backward - first_end) / 2;
   EXPECT_NEAR(p.sync_s, second_end + 0.15 - backward, 1e-12);
+  // On the clock, as a trace holds it, the slowed buckets take longer than their own times.
+  EXPECT_NEAR(p.comm_s, (second_end - 0.2 * backward) + 0.15, 1e-12);
   // bucketed's own iallreduce, on the same cores, is not slowed.
   Method flat = method_of("bucketed", SyncMode::overlap, 4, {3e6, 2e6, 1e6});
   flat.comm_cpu = m.comm_cpu;
