@@ -137,14 +137,13 @@ void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& met
   for (Bucket& b : buckets) {
     if (!(credit > 0)) return;
     if (b.seconds >= 0) continue;
-    const double on_rate =
-        tensor_sync_s(method.sync, method.ranks, b.bytes, link, method.backend) -
-        tensor_sync_s(method.sync, method.ranks, b.bytes, no_rate, method.backend);
+    const double on_rate = std::max(
+        0.0, tensor_sync_s(method.sync, method.ranks, b.bytes, link, method.backend) -
+                 tensor_sync_s(method.sync, method.ranks, b.bytes, no_rate, method.backend));
     const double full = cost(b.bytes);
     const double in_sweep =
-        method.measured_cost ? credit_after(link, std::max(0.0, full - std::max(0.0, on_rate))) : 0;
-    const double saved =
-        std::clamp((credit - in_sweep) / link.bytes_per_s, 0.0, std::max(0.0, on_rate));
+        method.measured_cost ? credit_after(link, std::max(0.0, full - on_rate)) : 0;
+    const double saved = std::clamp((credit - in_sweep) / link.bytes_per_s, 0.0, on_rate);
     b.seconds = std::max(0.0, full - saved);
     credit -= (full - b.seconds) * link.bytes_per_s;
   }
