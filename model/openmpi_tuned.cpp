@@ -78,6 +78,24 @@ const std::vector<Rule>& reduce_rules() {
   return rules;
 }
 
+// coll/tuned 4.1's allgather rules (ompi_coll_tuned_allgather_intra_dec_fixed), on each rank's
+// part: one exchange on 2 ranks, recursive doubling on 3 to 31 at every size.
+const std::vector<Rule>& allgather_rules() {
+  static const std::vector<Rule> rules = {
+      {3, {}, 6},
+      {32, {}, 3},
+      {64, {{1024, 3}, {65536, 5}}, 4},
+      {128, {{512, 3}, {65536, 5}}, 4},
+      {256, {{512, 3}, {131072, 5}, {524288, 4}, {1048576, 5}}, 4},
+      {512, {{32, 3}, {128, 2}, {1024, 3}, {131072, 5}, {524288, 4}, {1048576, 5}}, 4},
+      {1024, {{64, 3}, {256, 2}, {2048, 3}}, 5},
+      {2048, {{4, 3}, {8, 2}, {16, 3}, {32, 2}, {256, 3}, {512, 2}, {4096, 3}}, 5},
+      {4096, {{32, 2}, {128, 3}, {512, 2}, {4096, 3}}, 5},
+      {0, {{2, 3}, {8, 2}, {16, 3}, {512, 2}, {4096, 3}}, 5},
+  };
+  return rules;
+}
+
 // A tree over ranks 0..n-1 rooted at 0 (the ranks shifted so the root is 0), every child
 // numbered above its parent: the children of v, in the order v serves them.
 using Children = std::function<std::vector<int>(int v, int n)>;
@@ -187,6 +205,10 @@ TunedBcast tuned_bcast(int n, double bytes) {
 
 TunedReduce tuned_reduce(int n, double bytes) {
   return static_cast<TunedReduce>(choose(reduce_rules(), n, bytes));
+}
+
+TunedAllgather tuned_allgather(int n, double bytes) {
+  return static_cast<TunedAllgather>(choose(allgather_rules(), n, bytes));
 }
 
 double openmpi_bcast_s(int n, double bytes, const Link& link) {

@@ -36,9 +36,21 @@ enum class TunedReduce {
   rabenseifner = 7,
 };
 
-// The fixed rules' choice for S bytes over n ranks (a commutative sum for reduce).
+// coll/tuned's allgather algorithms, numbered as coll_tuned_allgather_algorithm numbers them.
+enum class TunedAllgather {
+  linear = 1,
+  bruck = 2,
+  recursive_doubling = 3,
+  ring = 4,
+  neighbor = 5,
+  two_proc = 6,
+};
+
+// The fixed rules' choice for S bytes over n ranks (a commutative sum for reduce; for allgather
+// S is each rank's part).
 TunedBcast tuned_bcast(int n, double bytes);
 TunedReduce tuned_reduce(int n, double bytes);
+TunedAllgather tuned_allgather(int n, double bytes);
 
 // The time of the rules' choice on n ranks whose every link is `link`.
 double openmpi_bcast_s(int n, double bytes, const Link& link);

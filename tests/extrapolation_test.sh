@@ -25,6 +25,8 @@ check "each strategy's link fitted to its sweeps on 2 and 4 ranks" \
   grep -q "gather_scatter/mpi: its formula fitted to the MPI sweeps of gather_scatter on 2, 4 ranks: latency" "$work/past.out"
 check "a bucketed engine's rate read where the ring steps carry what they do on 8 ranks" \
   grep -q "bucketed/mpi: its formula fitted to the MPI sweeps of ring_allreduce on 2, 4 ranks: .*rate [0-9.]* MB/s at the sizes whose ring steps carry what its buckets' do on 8 ranks" "$work/past.out"
+check "allgather's rate from the 4-rank sweeps only, where Open MPI runs it as on 8" \
+  grep -q "allgather/mpi: its formula fitted to the MPI sweeps of allgather on 2, 4 ranks: .*rate [0-9.]* MB/s at the swept sizes around its tensors', on 4 ranks only, where Open MPI runs its allgather as on 8" "$work/past.out"
 
 $py - "$results" "$work/past.out" <<'PY'
 import glob, gzip, json, os, re, statistics, sys

@@ -1,5 +1,5 @@
-// Open MPI's reduce and broadcast as the model prices them (model/openmpi_tuned.h): the fixed
-// rules' choices, each algorithm's messages on the busiest path, and both held against the
+// Open MPI's reduce, broadcast and allgather as the model prices them (model/openmpi_tuned.h): the
+// fixed rules' choices, each algorithm's messages on the busiest path, and both held against the
 // sweeps a committed directory measured on 2, 4 and 8 hosts.
 #include <gtest/gtest.h>
 
@@ -34,6 +34,16 @@ TEST(OpenMpiTuned, TheFixedRulesChoiceBySizeAndRanks) {
   EXPECT_EQ(tuned_reduce(4, kMiB), TunedReduce::linear);
   EXPECT_EQ(tuned_reduce(8, kMiB), TunedReduce::binomial);
   EXPECT_EQ(tuned_reduce(8, 4 * kKiB), TunedReduce::binary);
+  EXPECT_EQ(tuned_allgather(2, 4), TunedAllgather::two_proc);
+  EXPECT_EQ(tuned_allgather(2, kMiB), TunedAllgather::two_proc);
+  EXPECT_EQ(tuned_allgather(4, 64), TunedAllgather::recursive_doubling);
+  EXPECT_EQ(tuned_allgather(8, kMiB), TunedAllgather::recursive_doubling);
+  EXPECT_EQ(tuned_allgather(31, 16 * kMiB), TunedAllgather::recursive_doubling);
+  EXPECT_EQ(tuned_allgather(32, 512), TunedAllgather::recursive_doubling);
+  EXPECT_EQ(tuned_allgather(32, 4 * kKiB), TunedAllgather::neighbor);
+  EXPECT_EQ(tuned_allgather(32, kMiB), TunedAllgather::ring);
+  EXPECT_EQ(tuned_allgather(300, 64), TunedAllgather::bruck);
+  EXPECT_EQ(tuned_allgather(8192, kMiB), TunedAllgather::neighbor);
 }
 
 TEST(OpenMpiTuned, EachAlgorithmIsItsTreesMessagesOneAfterTheOther) {
@@ -79,6 +89,24 @@ TEST(OpenMpiTuned, MessagesAsTheSweepsOnTwoFourAndEightHostsTookThem) {
     }
   }
   EXPECT_EQ(compared, 12);
+}
+
+// The same hosts: an allgather's rate a rank is its algorithm's. One exchange on 2 hosts goes at
+// the link's rate; recursive doubling on 4 and 8 at the same lower rate, so the 4 hosts' sweep,
+// not the 2 hosts', tells the 8 hosts' (what the extrapolation fits the rate to).
+TEST(OpenMpiTuned, AnAllgathersRateIsItsAlgorithms) {
+  const Results results =
+      load_results({DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm"});
+  const SystemResults& s = results.systems.at(0);
+  auto rate = [&s](int n, double whole) {  // what a rank takes in, per second
+    return whole * (n - 1) / n / sweep_of(s, "allgather", "mpi", n).time(whole);
+  };
+  for (double whole : {256 * kKiB, kMiB}) {
+    EXPECT_GT(rate(2, whole), 1.5 * rate(4, whole)) << whole << " B";
+    EXPECT_NEAR(rate(8, whole), rate(4, whole), 0.15 * rate(4, whole)) << whole << " B";
+  }
+  EXPECT_NE(tuned_allgather(2, kMiB / 2), tuned_allgather(8, kMiB / 8));
+  EXPECT_EQ(tuned_allgather(4, kMiB / 4), tuned_allgather(8, kMiB / 8));
 }
 
 }  // namespace
