@@ -143,13 +143,16 @@ std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cos
 
 // The synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
 // When every bucket finishes before the next is ready, only the last bucket's cost is exposed.
-// `factor`: how many times slower the transfers go while backward runs (Slowed).
+inline double exposed_after_backward_s(const std::vector<Transfer>& transfers, double backward_s) {
+  const double end = transfers.empty() ? 0 : transfers.back().end;
+  return end > backward_s ? end - backward_s : 0;
+}
+// The same for buckets as transfers_of schedules them. `factor`: how many times slower the
+// transfers go while backward runs (Slowed).
 template <typename Cost>
 double exposed_after_backward_s(const std::vector<Bucket>& buckets, double backward_s,
                                 const Cost& cost, double factor = 1) {
-  const std::vector<Transfer> t = transfers_of(buckets, cost, {backward_s, factor});
-  const double end = t.empty() ? 0 : t.back().end;
-  return end > backward_s ? end - backward_s : 0;
+  return exposed_after_backward_s(transfers_of(buckets, cost, {backward_s, factor}), backward_s);
 }
 
 }  // namespace dtbench::model

@@ -239,20 +239,18 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
       for (Bucket& b : buckets) b.ready_s *= (p.backward_s + stolen) / p.backward_s;
     }
     p.backward_s += stolen;
+    const std::vector<Transfer> transfers = transfers_of(buckets, cost, {p.backward_s, slowdown});
     // Slowed, the buckets take longer on the clock: that is the communication a trace holds.
     if (slowdown > 1) {
       p.comm_s = 0;
-      for (const Transfer& t : transfers_of(buckets, cost, {p.backward_s, slowdown})) {
-        p.comm_s += t.end - t.start;
-      }
+      for (const Transfer& t : transfers) p.comm_s += t.end - t.start;
     }
     // A per-tensor method runs each tensor's blocking collective on that thread too, but a
     // tensor's collective is short: where the cores are busy, the collectives, a step behind on
     // every rank, finish after backward as a blocking method's do (stale's rule, above).
     const bool after_compute = info.engine == Engine::per_tensor && method.comm_cpu.machine_cpu_s;
     const double exposed =
-        (after_compute ? p.comm_s
-                       : exposed_after_backward_s(buckets, p.backward_s, cost, slowdown)) +
+        (after_compute ? p.comm_s : exposed_after_backward_s(transfers, p.backward_s)) +
         compute.straggler_s;
     // DDP's Reducer waits for its buckets inside backward's final callback.
     (info.waits_in_backward ? p.backward_s : p.sync_s) += exposed;
