@@ -19,9 +19,8 @@ using testing::TempDir;
 
 const char* kFilter =
     "--benchmark_filter='^(allreduce|iallreduce|ring_allreduce|gather|scatter|allgather|"
-    "reduce_scatter|broadcast|reduce|ring_reduce|gather_scatter|fp16_hook|topk_hook|"
-    "powersgd_hook)/backend:[a-z]+/"
-    "bytes:(16|4096)/'";
+    "reduce_scatter|broadcast|reduce|ring_reduce|gather_scatter|reduce_broadcast|"
+    "fp16_hook|topk_hook|powersgd_hook)/backend:[a-z]+/bytes:(16|4096)/'";
 
 // json's destructor unwinds nested values through a std::vector, which may allocate: clang-tidy
 // sees an exception escape the implicit destructor; nothing this test can change.
@@ -77,6 +76,16 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
   EXPECT_TRUE(std::any_of(benchmarks.begin(), benchmarks.end(), [](const auto& b) {
     return b["name"].template get<std::string>().rfind("iallreduce/", 0) == 0;
   }));  // the nonblocking allreduce, checked like the others below
+  // The strategies' composites and the lossy methods' buckets at both sizes, each checked like
+  // the others below.
+  for (const char* op : {"gather_scatter/", "reduce_broadcast/"}) {
+    EXPECT_EQ(std::count_if(benchmarks.begin(), benchmarks.end(),
+                            [&](const auto& b) {
+                              return b["name"].template get<std::string>().rfind(op, 0) == 0;
+                            }),
+              2)
+        << op;
+  }
   for (const char* hook : {"fp16_hook/", "topk_hook/", "powersgd_hook/"}) {
     EXPECT_EQ(std::count_if(benchmarks.begin(), benchmarks.end(),
                             [&](const auto& b) {

@@ -106,7 +106,7 @@ const std::vector<Collective>& collectives() {
         allreduce_collective(),      iallreduce_collective(),     reduce_collective(),
         broadcast_collective(),      gather_collective(),         scatter_collective(),
         allgather_collective(),      reduce_scatter_collective(), ring_reduce_collective(),
-        ring_allreduce_collective(), gather_scatter_collective(),
+        ring_allreduce_collective(), gather_scatter_collective(), reduce_broadcast_collective(),
     };
     for (Collective& hook : hook_collectives()) every.push_back(std::move(hook));
     return every;

@@ -89,6 +89,7 @@ Collective reduce_scatter_collective();
 Collective ring_reduce_collective();
 Collective ring_allreduce_collective();
 Collective gather_scatter_collective();
+Collective reduce_broadcast_collective();
 // Every lossy hook of the catalogue (catalogue/methods.h) as <name>_hook: hooks.cpp.
 std::vector<Collective> hook_collectives();
 
