@@ -14,24 +14,31 @@ double ring_allreduce_s(int n, double bytes, const Link& link) {
   return 2.0 * (n - 1) * link.time(bytes / n);
 }
 
-double gather_scatter_s(int n, double bytes, const Link& link) {
-  if (n <= 1) return 0;
+double gather_scatter_call(int n, double bytes, Buckets& b, double start) {
   // Rank 0's way in takes the gather's (n-1) S, then its way out sends the scatter's: through
   // token buckets each rests, and refills, while the other works.
-  return settled_call_s(n, link, [n, bytes](Buckets& b, double t) {
-    t = b.send(1, 0, (n - 1) * bytes, t);
-    return b.send(0, 1, (n - 1) * bytes, t);
-  });
+  return b.send(0, 1, (n - 1) * bytes, b.send(1, 0, (n - 1) * bytes, start));
+}
+
+double gather_scatter_s(int n, double bytes, const Link& link) {
+  if (n <= 1) return 0;
+  return settled_call_s(
+      n, link, [n, bytes](Buckets& b, double t) { return gather_scatter_call(n, bytes, b, t); });
+}
+
+double chain_reduce_broadcast_call(int n, double bytes, Buckets& b, double start) {
+  // The hops as ring_reduce makes them: the sum 1 -> 2 -> ... -> n-1 -> 0, then 0 -> 1 -> ...
+  // -> n-1; each link rests while the others hop.
+  double t = start;
+  for (int r = 1; r < n; ++r) t = b.send(r, (r + 1) % n, bytes, t);
+  for (int r = 0; r + 1 < n; ++r) t = b.send(r, r + 1, bytes, t);
+  return t;
 }
 
 double chain_reduce_broadcast_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
-  // The hops as ring_reduce makes them: the sum 1 -> 2 -> ... -> n-1 -> 0, then 0 -> 1 -> ...
-  // -> n-1; each link rests while the others hop.
   return settled_call_s(n, link, [n, bytes](Buckets& b, double t) {
-    for (int r = 1; r < n; ++r) t = b.send(r, (r + 1) % n, bytes, t);
-    for (int r = 0; r + 1 < n; ++r) t = b.send(r, r + 1, bytes, t);
-    return t;
+    return chain_reduce_broadcast_call(n, bytes, b, t);
   });
 }
 

@@ -10,6 +10,8 @@
 
 namespace dtbench::model {
 
+class Buckets;
+
 // Hockney's model of one link: moving b bytes takes latency_s + b / bytes_per_s. A link shaped
 // by a token bucket (the emulated cluster's tc tbf: burst_bytes > 0) fills it while a step
 // waits its latency, and what the bucket holds goes at once: a step of b bytes takes
@@ -37,6 +39,10 @@ double gather_scatter_s(int n, double bytes, const Link& link);
 // steps of the whole S: 2(n-1) (a + S/B). The hops go one after another, so through token
 // buckets each link's refill while the others hop (model/token_buckets.h).
 double chain_reduce_broadcast_s(int n, double bytes, const Link& link);
+// One call of each of the two on buckets followed from call to call (model/token_buckets.h),
+// from `start`: when it ends.
+double gather_scatter_call(int n, double bytes, Buckets& b, double start);
+double chain_reduce_broadcast_call(int n, double bytes, Buckets& b, double start);
 // Reduce to rank 0, then broadcast from it, each a binomial tree: 2 ceil(log2 n) (a + S/B).
 double tree_reduce_broadcast_s(int n, double bytes, const Link& link);
 // Allgather of every rank's S: (n-1) steps of S each around a ring: (n-1)(a + S/B).

@@ -9,6 +9,7 @@
 
 #include "catalogue/methods.h"
 #include "model/openmpi_tuned.h"
+#include "model/token_buckets.h"
 
 namespace dtbench::model {
 namespace {
@@ -104,12 +105,13 @@ bool modelled(const std::string& sync) {
 }
 
 double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link,
-                     const std::string& backend) {
+                     const std::string& backend, bool apart) {
   const SyncMethod* m = method_named(sync);
   auto it = m == nullptr ? algorithms().end() : algorithms().find(m->priced_as);
   if (it == algorithms().end()) throw std::invalid_argument("no model for " + sync);
   if (backend == "mpi" && m->priced_as == PricedAs::tree_reduce_broadcast) {
-    return openmpi_reduce_s(ranks, bytes, link) + openmpi_bcast_s(ranks, bytes, link);
+    return apart ? openmpi_reduce_s(ranks, bytes, link) + openmpi_bcast_s(ranks, bytes, link)
+                 : openmpi_reduce_bcast_s(ranks, bytes, link);
   }
   return it->second(ranks, bytes, link);
 }
@@ -122,25 +124,64 @@ double credit_after(const Link& link, double idle_s) {
   return link.burst_bytes > 0 ? std::min(link.burst_bytes, link.bytes_per_s * idle_s) : 0;
 }
 
-// The credit spent on the buckets in the order they go: each bucket's time spent on the link's
-// rate (its algorithm on the link less the same algorithm with no rate to wait for) shrinks by
-// the credit's bytes at the rate, until none is left. Buckets with their own time (the lossy
-// hooks', two levels') keep it. A time a sweep measured (method.measured_cost) already holds
-// the credit its own operations found: the sweep's operations follow one another, and the
-// link refilled the buckets while an operation did not keep it busy (its measured time less its
-// time on the rate), at most their depth. Only the credit beyond that saves time.
+using TurnCall = std::function<double(Buckets&, double start)>;
+
+// One tensor's call, for a method whose links take turns (model/token_buckets.h): gather_scatter,
+// ring_reduce's hops, Open MPI's trees. Empty where every link works in every step (the rings,
+// binomial trees over another backend). apart: reduce_broadcast's collectives each settled on
+// its own, as sweeps made apart time them; empty too.
+TurnCall turn_call(const Method& method, double bytes, const Link& link, bool apart) {
+  const int n = method.ranks;
+  switch (find_method(method.sync).priced_as) {
+    case PricedAs::gather_scatter:
+      return [n, bytes](Buckets& b, double t) { return gather_scatter_call(n, bytes, b, t); };
+    case PricedAs::chain_reduce_broadcast:
+      return
+          [n, bytes](Buckets& b, double t) { return chain_reduce_broadcast_call(n, bytes, b, t); };
+    case PricedAs::tree_reduce_broadcast:
+      if (method.backend != "mpi" || apart) return {};
+      return [n, bytes, link](Buckets& b, double t) {
+        return openmpi_bcast_call(n, bytes, link, b, openmpi_reduce_call(n, bytes, link, b, t));
+      };
+    default:
+      return {};
+  }
+}
+
+// The credit spent on the buckets in the order they go. A time a sweep measured
+// (method.measured_cost), or the formula's, is a call made back to back with itself, on buckets
+// as such calls leave them (settled_call_s). Where the links take turns, the calls of an
+// iteration are followed through the buckets instead, from what the compute left in them: each
+// one's time moves by what its call takes there less what it takes settled. A call after a
+// large one finds the ways that one drained, whatever credit is left elsewhere.
+// Where every link works in every step, each bucket's time on the rate (its algorithm on the
+// link less the same with no rate to wait for) shrinks by the credit's bytes at the rate, until
+// none is left. A sweep's time already holds the credit its own operations found: the link
+// refilled the buckets while an operation did not keep it busy (its measured time less its time
+// on the rate), at most their depth; only the credit beyond that saves time. Buckets with their
+// own time (the lossy hooks', two levels') keep it.
 void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& method,
                   const Link& link, const std::function<double(double)>& cost) {
   Link no_rate = link;
   no_rate.bytes_per_s = std::numeric_limits<double>::infinity();
   no_rate.burst_bytes = 0;
+  const bool apart = method.apart;
+  Buckets turns(method.ranks, link, credit);
+  double clock = 0;
   for (Bucket& b : buckets) {
-    if (!(credit > 0)) return;
     if (b.seconds >= 0) continue;
-    const double on_rate = std::max(
-        0.0, tensor_sync_s(method.sync, method.ranks, b.bytes, link, method.backend) -
-                 tensor_sync_s(method.sync, method.ranks, b.bytes, no_rate, method.backend));
     const double full = cost(b.bytes);
+    const double settled =
+        tensor_sync_s(method.sync, method.ranks, b.bytes, link, method.backend, apart);
+    if (const TurnCall call = turn_call(method, b.bytes, link, apart)) {
+      const double end = call(turns, clock);
+      b.seconds = std::max(0.0, full + (end - clock) - settled);
+      clock = std::max(end, clock + b.seconds);
+      continue;
+    }
+    if (!(credit > 0)) continue;
+    const double on_rate = std::max(0.0, settled - tensor_sync_s(method.sync, method.ranks, b.bytes,
+                                                                 no_rate, method.backend, apart));
     const double in_sweep =
         method.measured_cost ? credit_after(link, std::max(0.0, full - on_rate)) : 0;
     const double saved = std::clamp((credit - in_sweep) / link.bytes_per_s, 0.0, on_rate);
@@ -193,9 +234,9 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   if (method.ranks <= 1) return p;
   p.slowest_excess_s = compute.slowest_excess_s;
   auto cost = [&](double bytes) {
-    return method.measured_cost
-               ? method.measured_cost(bytes)
-               : tensor_sync_s(method.sync, method.ranks, bytes, link, method.backend);
+    return method.measured_cost ? method.measured_cost(bytes)
+                                : tensor_sync_s(method.sync, method.ranks, bytes, link,
+                                                method.backend, method.apart);
   };
   const SyncMethod& info = find_method(method.sync);
   if (info.engine == Engine::local) {
@@ -221,7 +262,13 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     const double before = compute.optimizer_s + compute.data_s + compute.forward_s;
     const double idle = before + (method.options.mode == SyncMode::overlap ? buckets.front().ready_s
                                                                            : compute.backward_s);
+    // Blocking and stale, a per-tensor method calls its tensors in the model's order
+    // (PerTensorSync), the first parameter's first: the credit goes to those.
+    const bool model_order =
+        info.engine == Engine::per_tensor && method.options.mode != SyncMode::overlap;
+    if (model_order) std::reverse(buckets.begin(), buckets.end());
     spend_credit(buckets, credit_after(link, idle), method, link, cost);
+    if (model_order) std::reverse(buckets.begin(), buckets.end());
   }
   for (const Bucket& b : buckets) p.comm_s += b.seconds >= 0 ? b.seconds : cost(b.bytes);
   if (method.options.mode == SyncMode::overlap) {

@@ -86,6 +86,10 @@ struct Method {
   // One tensor's (or bucket's) synchronisation as measured by a sweep of the collectives the
   // method calls; empty: the algorithm's formula on the link (tensor_sync_s).
   std::function<double(double bytes)> measured_cost;
+  // Its collectives priced as made apart, each back to back with itself (tensor_sync_s's
+  // `apart`): where measured_cost sums sweeps of reduce_broadcast's reduce and broadcast (a record
+  // with no sweep of the two together), or the link was fitted to such sums.
+  bool apart = false;
   CommCpu comm_cpu;
   Placement placement;
   MeasuredHook hook;  // fp16, powersgd, topk
@@ -110,9 +114,11 @@ bool modelled(const std::string& sync);
 
 // One flat tensor of `bytes` summed across the ranks by the strategy's algorithm; over the
 // backend "mpi", reduce_broadcast's reduce and broadcast are the algorithms Open MPI's tuned
-// rules choose for the size and ranks (model/openmpi_tuned.h), else binomial trees.
+// rules choose for the size and ranks (model/openmpi_tuned.h), one after the other, else
+// binomial trees. apart: a method of several collectives (reduce_broadcast) priced as its
+// collectives' times each made back to back with itself, as sweeps made apart time them.
 double tensor_sync_s(const std::string& sync, int ranks, double bytes, const Link& link,
-                     const std::string& backend = "");
+                     const std::string& backend = "", bool apart = false);
 
 // The buckets of a method with their ready times: per tensor (one per parameter) for the
 // per-tensor strategies, else the bucketed engines' buckets filled in reverse parameter order.

@@ -149,38 +149,34 @@ std::vector<int> knomial_children(int v, int n) {
   return c;
 }
 
-// A broadcast down the tree: each rank sends the whole message to its children one after the
-// other; the last rank to receive ends it. Through token buckets (model/token_buckets.h) a
-// sender's way out rests while its parent sends.
-double down_s(const Children& children, int n, double bytes, const Link& link) {
-  return settled_call_s(n, link, [&](Buckets& b, double start) {
-    std::vector<double> at(static_cast<size_t>(n), start);
-    double last = start;
-    for (int v = 0; v < n; ++v) {
-      double free = at[static_cast<size_t>(v)];
-      for (int child : children(v, n)) {
-        free = at[static_cast<size_t>(child)] = b.send(v, child, bytes, free);
-        last = std::max(last, free);
-      }
+// A broadcast down the tree from `start`: each rank sends the whole message to its children one
+// after the other; the last rank to receive ends it. Through token buckets
+// (model/token_buckets.h) a sender's way out rests while its parent sends.
+double down(const Children& children, int n, double bytes, Buckets& b, double start) {
+  std::vector<double> at(static_cast<size_t>(n), start);
+  double last = start;
+  for (int v = 0; v < n; ++v) {
+    double free = at[static_cast<size_t>(v)];
+    for (int child : children(v, n)) {
+      free = at[static_cast<size_t>(child)] = b.send(v, child, bytes, free);
+      last = std::max(last, free);
     }
-    return last;
-  });
+  }
+  return last;
 }
 
-// A reduce up the tree: each rank takes its children's partial sums one after the other, each
-// when the child has its own and the rank's way in is free.
-double up_s(const Children& children, int n, double bytes, const Link& link) {
-  return settled_call_s(n, link, [&](Buckets& b, double start) {
-    std::vector<double> done(static_cast<size_t>(n), start);
-    for (int v = n - 1; v >= 0; --v) {
-      double end = start;
-      for (int child : children(v, n)) {
-        end = b.send(child, v, bytes, std::max(end, done[static_cast<size_t>(child)]));
-      }
-      done[static_cast<size_t>(v)] = end;
+// A reduce up the tree from `start`: each rank takes its children's partial sums one after the
+// other, each when the child has its own and the rank's way in is free.
+double up(const Children& children, int n, double bytes, Buckets& b, double start) {
+  std::vector<double> done(static_cast<size_t>(n), start);
+  for (int v = n - 1; v >= 0; --v) {
+    double end = start;
+    for (int child : children(v, n)) {
+      end = b.send(child, v, bytes, std::max(end, done[static_cast<size_t>(child)]));
     }
-    return done[0];
-  });
+    done[static_cast<size_t>(v)] = end;
+  }
+  return done[0];
 }
 
 int log2_ceil(int n) {
@@ -211,51 +207,83 @@ TunedAllgather tuned_allgather(int n, double bytes) {
   return static_cast<TunedAllgather>(choose(allgather_rules(), n, bytes));
 }
 
-double openmpi_bcast_s(int n, double bytes, const Link& link) {
-  if (n <= 1) return 0;
+namespace {
+
+// One broadcast of the rules' choice on the buckets from `start`: when it ends. The scatter and
+// allgather algorithms' steps are each on every link at once, priced as Link::time.
+double broadcast_on(int n, double bytes, const Link& link, Buckets& b, double start) {
   switch (tuned_bcast(n, bytes)) {
     case TunedBcast::linear:
-      return down_s(linear_children, n, bytes, link);
+      return down(linear_children, n, bytes, b, start);
     case TunedBcast::chain:
     case TunedBcast::pipeline:
-      return down_s(chain_children, n, bytes, link);
+      return down(chain_children, n, bytes, b, start);
     case TunedBcast::split_binary:
     case TunedBcast::binary:
-      return down_s(binary_children, n, bytes, link);
+      return down(binary_children, n, bytes, b, start);
     case TunedBcast::binomial:
-      return down_s(binomial_children, n, bytes, link);
+      return down(binomial_children, n, bytes, b, start);
     case TunedBcast::knomial:
-      return down_s(knomial_children, n, bytes, link);
+      return down(knomial_children, n, bytes, b, start);
     case TunedBcast::scatter_allgather: {
       // Recursive doubling gathers back what the scatter halved.
       double t = halving_s(n, bytes, link);
       for (int k = 0; k < log2_ceil(n); ++k) t += link.time(bytes * std::pow(2.0, k) / n);
-      return t;
+      return start + t;
     }
     case TunedBcast::scatter_allgather_ring:
-      return halving_s(n, bytes, link) + (n - 1) * link.time(bytes / n);
+      return start + halving_s(n, bytes, link) + (n - 1) * link.time(bytes / n);
   }
-  return 0;
+  return start;
+}
+
+// One reduce of the rules' choice on the buckets from `start`: when it ends.
+double reduce_on(int n, double bytes, const Link& link, Buckets& b, double start) {
+  switch (tuned_reduce(n, bytes)) {
+    case TunedReduce::linear:
+      return up(linear_children, n, bytes, b, start);
+    case TunedReduce::chain:
+    case TunedReduce::pipeline:
+      return up(chain_children, n, bytes, b, start);
+    case TunedReduce::binary:
+    case TunedReduce::in_order_binary:
+      return up(binary_children, n, bytes, b, start);
+    case TunedReduce::binomial:
+      return up(binomial_children, n, bytes, b, start);
+    // A reduce-scatter by recursive halving, then a binomial gather of the pieces to the root.
+    case TunedReduce::rabenseifner:
+      return start + 2 * halving_s(n, bytes, link);
+  }
+  return start;
+}
+
+}  // namespace
+
+double openmpi_bcast_call(int n, double bytes, const Link& link, Buckets& b, double start) {
+  return n <= 1 ? start : broadcast_on(n, bytes, link, b, start);
+}
+
+double openmpi_reduce_call(int n, double bytes, const Link& link, Buckets& b, double start) {
+  return n <= 1 ? start : reduce_on(n, bytes, link, b, start);
+}
+
+double openmpi_bcast_s(int n, double bytes, const Link& link) {
+  if (n <= 1) return 0;
+  return settled_call_s(
+      n, link, [&](Buckets& b, double start) { return broadcast_on(n, bytes, link, b, start); });
 }
 
 double openmpi_reduce_s(int n, double bytes, const Link& link) {
   if (n <= 1) return 0;
-  switch (tuned_reduce(n, bytes)) {
-    case TunedReduce::linear:
-      return up_s(linear_children, n, bytes, link);
-    case TunedReduce::chain:
-    case TunedReduce::pipeline:
-      return up_s(chain_children, n, bytes, link);
-    case TunedReduce::binary:
-    case TunedReduce::in_order_binary:
-      return up_s(binary_children, n, bytes, link);
-    case TunedReduce::binomial:
-      return up_s(binomial_children, n, bytes, link);
-    // A reduce-scatter by recursive halving, then a binomial gather of the pieces to the root.
-    case TunedReduce::rabenseifner:
-      return 2 * halving_s(n, bytes, link);
-  }
-  return 0;
+  return settled_call_s(
+      n, link, [&](Buckets& b, double start) { return reduce_on(n, bytes, link, b, start); });
+}
+
+double openmpi_reduce_bcast_s(int n, double bytes, const Link& link) {
+  if (n <= 1) return 0;
+  return settled_call_s(n, link, [&](Buckets& b, double start) {
+    return broadcast_on(n, bytes, link, b, reduce_on(n, bytes, link, b, start));
+  });
 }
 
 }  // namespace dtbench::model

@@ -55,5 +55,13 @@ TunedAllgather tuned_allgather(int n, double bytes);
 // The time of the rules' choice on n ranks whose every link is `link`.
 double openmpi_bcast_s(int n, double bytes, const Link& link);
 double openmpi_reduce_s(int n, double bytes, const Link& link);
+// A reduce to rank 0, then the broadcast of its sum, each the rules' choice, one after the other
+// as the reduce_broadcast strategy calls them: through token buckets, the broadcast goes out of
+// ways the reduce left resting (a reduce fills rank 0's way in, a broadcast empties its way out).
+double openmpi_reduce_bcast_s(int n, double bytes, const Link& link);
+// One call of each on buckets followed from call to call (model/token_buckets.h), from
+// `start`: when it ends.
+double openmpi_bcast_call(int n, double bytes, const Link& link, Buckets& b, double start);
+double openmpi_reduce_call(int n, double bytes, const Link& link, Buckets& b, double start);
 
 }  // namespace dtbench::model

@@ -5,9 +5,11 @@
 
 namespace dtbench::model {
 
-Buckets::Buckets(int n, const Link& link)
+Buckets::Buckets(int n, const Link& link, double held)
     : link_(link),
-      out_(static_cast<size_t>(n), {link.burst_bytes, -std::numeric_limits<double>::infinity()}),
+      out_(static_cast<size_t>(n),
+           held < 0 ? Level{link.burst_bytes, -std::numeric_limits<double>::infinity()}
+                    : Level{std::min(held, link.burst_bytes), 0}),
       in_(out_) {}
 
 double Buckets::held(const Level& l, double t) const {

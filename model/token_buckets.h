@@ -16,8 +16,8 @@ namespace dtbench::model {
 
 class Buckets {
  public:
-  // n hosts, every bucket full.
-  Buckets(int n, const Link& link);
+  // n hosts, every bucket full; or, given `held`, holding that many bytes (at most the depth).
+  Buckets(int n, const Link& link, double held = -1);
   // A message of `bytes` from rank `from` to rank `to`, sent at `start`: when it has arrived.
   // After the latency it takes what both buckets hold at once, the rest at the rate.
   double send(int from, int to, double bytes, double start);

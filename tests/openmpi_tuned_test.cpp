@@ -66,6 +66,32 @@ TEST(OpenMpiTuned, EachAlgorithmIsItsTreesMessagesOneAfterTheOther) {
                    6);
 }
 
+// Through token buckets, reduce_broadcast's broadcast goes out of ways its reduce left resting:
+// on 2 ranks the reduce takes rank 1's way out and rank 0's way in, the broadcast the other two,
+// and each pair refills while the other sends. Where a half takes longer than a bucket's depth at
+// the rate (192,000 B at 100 Mbit/s), every call finds all four full, and the two made apart,
+// each back to back with itself on two drained ways, take a depth more in each direction. Where
+// a half is shorter (40,320 B), a pair refills during the other half what it sends beyond that:
+// the call settles at half the time of the two apart.
+TEST(OpenMpiTuned, TheBroadcastAfterItsReduceGoesOutOfRestedWays) {
+  const Link shaped{0, 12e6, 31e3};  // the emulated cluster's 100 Mbit/s, roughly
+  const auto apart = [&shaped](double bytes) {
+    return openmpi_reduce_s(2, bytes, shaped) + openmpi_bcast_s(2, bytes, shaped);
+  };
+  EXPECT_NEAR(apart(192000) - openmpi_reduce_bcast_s(2, 192000, shaped),
+              2 * shaped.burst_bytes / shaped.bytes_per_s, 1e-9);
+  EXPECT_NEAR(openmpi_reduce_bcast_s(2, 40320, shaped), apart(40320) / 2, 1e-9);
+  for (double bytes : {40320.0, 192000.0}) {
+    EXPECT_DOUBLE_EQ(tensor_sync_s("reduce_broadcast", 2, bytes, shaped, "mpi"),
+                     openmpi_reduce_bcast_s(2, bytes, shaped));
+    EXPECT_DOUBLE_EQ(tensor_sync_s("reduce_broadcast", 2, bytes, shaped, "mpi", /*apart=*/true),
+                     apart(bytes));
+  }
+  // Without a bucket, the same.
+  EXPECT_DOUBLE_EQ(openmpi_reduce_bcast_s(8, kMiB, kNoLatency),
+                   openmpi_reduce_s(8, kMiB, kNoLatency) + openmpi_bcast_s(8, kMiB, kNoLatency));
+}
+
 // The emulated cluster at 100 Mbit/s on 2, 4 and 8 hosts: each sweep's time over the 2-rank
 // sweep's (one message there, whatever the algorithm) is the messages the path takes.
 TEST(OpenMpiTuned, MessagesAsTheSweepsOnTwoFourAndEightHostsTookThem) {

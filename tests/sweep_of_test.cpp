@@ -1,7 +1,8 @@
 // The time the model prices a sweep's operations at (report/predict/model_inputs.h, priced_s):
 // Gloo's chained, MPI's between barriers; older sweeps without the chained time, as measured;
 // between two swept sizes, Open MPI's reduce and broadcast as many messages as its rules choose;
-// each size the mean over the sweep's repetitions.
+// each size the mean over the sweep's repetitions; reduce_broadcast by its sweep whole, or by its
+// parts' where a record has none.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,15 +13,20 @@
 namespace dtbench {
 namespace {
 
-CollectiveRun allreduce(const std::string& backend, double time_s, double chained_s) {
+CollectiveRun swept(const std::string& op, const std::string& backend, int ranks, int64_t bytes,
+                    double time_s, double chained_s = -1) {
   CollectiveRun c;
-  c.op = "allreduce";
+  c.op = op;
   c.backend = backend;
-  c.ranks = 8;
-  c.bytes = 64;
+  c.ranks = ranks;
+  c.bytes = bytes;
   c.time_s = time_s;
   c.chained_s = chained_s;
   return c;
+}
+
+CollectiveRun allreduce(const std::string& backend, double time_s, double chained_s) {
+  return swept("allreduce", backend, 8, 64, time_s, chained_s);
 }
 
 TEST(SweepOf, GlooPricedChainedMpiBetweenBarriers) {
@@ -73,6 +79,39 @@ TEST(SweepOf, EachSizeTheMeanOverItsRepetitions) {
   const model::MeasuredCost m = sweep_of(s, "allreduce", "gloo", 8);
   ASSERT_EQ(m.seconds.size(), 1u);
   EXPECT_NEAR(m.seconds[0], (11.3e-3 + 5.4e-3) / 2, 1e-15);
+}
+
+CollectiveRun on_two_hosts(const std::string& op, int64_t bytes, double time_s) {
+  return swept(op, "mpi", 2, bytes, time_s);
+}
+
+// reduce_broadcast's tensor is priced by the sweep of the two together where there is one (as
+// training calls them), else by its reduce's and broadcast's sweeps added up. Times of the
+// emulated cluster at 100 Mbit/s on 2 hosts (EPYC VM): 40,320 B and 192,000 B.
+TEST(SweepOf, ReduceBroadcastPricedWholeWhereSweptWhole) {
+  SystemResults s;
+  s.collectives = {on_two_hosts("reduce", 40320, 3.31e-3),
+                   on_two_hosts("reduce", 192000, 15.93e-3),
+                   on_two_hosts("broadcast", 40320, 3.28e-3),
+                   on_two_hosts("broadcast", 192000, 15.90e-3),
+                   on_two_hosts("reduce_broadcast", 40320, 3.37e-3),
+                   on_two_hosts("reduce_broadcast", 192000, 27.14e-3)};
+  TrainConfig c;
+  c.sync = "reduce_broadcast";
+  c.backend = "mpi";
+  c.world_size = 2;
+  const SweptCost whole = measured_cost_of(s, c, "");
+  ASSERT_TRUE(whole.cost);
+  EXPECT_FALSE(whole.apart);
+  EXPECT_NEAR(whole.cost(192000), 27.14e-3, 1e-12);
+  EXPECT_NEAR(whole.cost(40320), 3.37e-3, 1e-12);
+  s.collectives.resize(4);  // a record from before the composite was swept
+  const SweptCost parts = measured_cost_of(s, c, "");
+  ASSERT_TRUE(parts.cost);
+  EXPECT_TRUE(parts.apart);
+  EXPECT_NEAR(parts.cost(192000), 15.93e-3 + 15.90e-3, 1e-12);
+  s.collectives.resize(2);  // no broadcast either: the formula's
+  EXPECT_FALSE(measured_cost_of(s, c, "").cost);
 }
 
 }  // namespace

@@ -17,9 +17,13 @@ const std::vector<SyncMode> kEveryMode = {SyncMode::blocking, SyncMode::overlap,
 const std::vector<SyncMode> kBucketModes = {SyncMode::overlap, SyncMode::blocking};
 
 SyncMethod per_tensor(const char* name, const char* description, std::vector<CollectiveCall> calls,
-                      PricedAs priced_as, bool in_what_if = false) {
-  return {name, description, Engine::per_tensor, false, kEveryMode, std::move(calls), in_what_if,
-          "",   false,       priced_as};
+                      PricedAs priced_as, bool in_what_if = false,
+                      std::vector<CollectiveCall> or_calls = {}) {
+  SyncMethod m{name,       description,      Engine::per_tensor, false,
+               kEveryMode, std::move(calls), in_what_if,         "",
+               false,      priced_as};
+  m.or_priced_by = std::move(or_calls);
+  return m;
 }
 
 // A lossy hook on bucketed's buckets, priced by the sweep of its whole operation (<name>_hook)
@@ -102,7 +106,8 @@ const std::vector<SyncMethod>& sync_methods() {
       per_tensor("gather_scatter", "per tensor: gather to rank 0, sum there, scatter back",
                  {{"gather_scatter"}}, PricedAs::gather_scatter, /*in_what_if=*/true),
       per_tensor("reduce_broadcast", "per tensor: reduce to rank 0, broadcast",
-                 {{"reduce"}, {"broadcast"}}, PricedAs::tree_reduce_broadcast),
+                 {{"reduce_broadcast"}}, PricedAs::tree_reduce_broadcast, /*in_what_if=*/false,
+                 {{"reduce"}, {"broadcast"}}),
       per_tensor("allreduce", "per tensor: the backend's allreduce(sum)", {{"allreduce"}},
                  PricedAs::ring_allreduce, /*in_what_if=*/true),
       per_tensor("allgather", "per tensor: allgather, every rank sums locally",

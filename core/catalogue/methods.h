@@ -174,6 +174,9 @@ struct SyncMethod {
   PricedAs priced_as = PricedAs::unmodelled;
   // A lossy hook's: what it sends of a bucket.
   SendRule sends = nullptr;
+  // per tensor: where a record has no sweep of priced_by (a composite swept only since), the
+  // collectives that price a tensor instead, each swept on its own.
+  std::vector<CollectiveCall> or_priced_by = {};
 };
 
 // Every method, in the order the CLI and the report list them.

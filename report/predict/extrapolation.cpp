@@ -114,6 +114,7 @@ bool runs_alike(const std::string& op, const std::string& backend, int f, int n,
 struct StrategyLink {
   model::FittedLink fitted;
   std::string source;
+  bool apart = false;  // fitted to sweeps of its collectives made apart (model::Method::apart)
 };
 
 // The link a strategy's own sweeps on the smaller rank counts show, read through its formula,
@@ -133,16 +134,23 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   // Small messages, for the latency: from 64 B (16 floats: an element for each of up to 16
   // ranks, which a ring needs to take all its steps) to 256 B.
   constexpr double kSmallest = 64, kSmall = 256;
-  const std::string& first = per_tensor ? method.priced_by.front().op : ring;
-  // A ring at every size (the bucketed engines', Gloo's allreduce, the hand-written ring): its
-  // steps carry S/n, whatever the size.
-  const bool ring_steps = first == ring;
   std::vector<model::SweepPoint> small, sent, unlike;
   std::vector<int> used;
+  std::vector<CollectiveCall> calls;  // the last count's, per tensor
+  bool ring_steps = false;
+  std::string first;
   for (const auto& [f, f_share] : share) {
     TrainConfig at = c;
     at.world_size = f;
     std::function<double(double)> cost = measured_cost_of(s, at, "").cost;
+    if (per_tensor) {
+      calls = swept_calls(s, method, c.backend, f);
+      if (calls.empty()) continue;
+    }
+    first = per_tensor ? calls.front().op : ring;
+    // A ring at every size (the bucketed engines', Gloo's allreduce, the hand-written ring): its
+    // steps carry S/n, whatever the size.
+    ring_steps = first == ring;
     const model::MeasuredCost sweep = sweep_of(s, first, c.backend, f);
     if (!per_tensor && sweep.bytes.size() >= 2) {
       cost = [sweep](double b) { return sweep.time(b); };
@@ -157,7 +165,7 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
       // MPI's tuned rules do), which a straight line between their times would hide.
       // A collective of every rank's tensor (allgather) was swept by the whole: its sizes are
       // n times the tensor's.
-      const double whole = method.priced_by.front().times_ranks ? f : 1;
+      const double whole = calls.front().times_ranks ? f : 1;
       std::set<double> swept_as;
       for (double bytes : sizes) swept_as.insert(bytes * whole);
       for (double swept : swept_around(sweep.bytes, swept_as)) {
@@ -180,20 +188,24 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   if (sent.empty()) sent.swap(unlike);
   for (const model::SweepPoint& p : sent) rate_from.insert(p.ranks);
   StrategyLink out;
+  // The formula of what the sweeps timed: a method's collectives swept apart, each on its own.
+  out.apart = calls.size() > 1;
   const std::string sync = c.sync, backend = c.backend;
   const double burst = bucket_between_hosts(s);
   // Gloo's ranks block while they wait; Open MPI's poll (the launcher's mpi_yield_when_idle
   // yields the core but keeps them runnable).
   const model::Waits waits = backend == "gloo" ? model::Waits::sleep : model::Waits::spin;
+  const bool apart = out.apart;
   out.fitted = model::fit_link_across(
       small, sent,
-      [per_tensor, sync, backend](int n, double b, const model::Link& l) {
-        return per_tensor ? model::tensor_sync_s(sync, n, b, l, backend)
+      [per_tensor, sync, backend, apart](int n, double b, const model::Link& l) {
+        return per_tensor ? model::tensor_sync_s(sync, n, b, l, backend, apart)
                           : model::ring_allreduce_s(n, b, l);
       },
       burst, /*relative=*/false, waits);
   std::vector<std::string> ops;
-  for (const auto& call : method.priced_by) ops.push_back(call.op);
+  ops.reserve(calls.size());
+  for (const auto& call : calls) ops.push_back(call.op);
   out.source = fmt::format(
       "{}/{}: its formula fitted to the {} sweeps of {} on {} ranks: latency {:.1f} us per "
       "step and {:.1f} us more {}, from messages of {:g} to {:g} B; rate "
@@ -264,6 +276,8 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     }
     note(link.source);
     model::Method m = method_of(run);
+    // Priced as what its link was fitted to: its collectives apart, or as it calls them.
+    m.apart = link.apart;
     if (c.sync_options.mode != SyncMode::blocking) {
       for (auto f = out.from.rbegin(); f != out.from.rend() && !m.comm_cpu.machine_cpu_s; ++f) {
         const CpuEstimate cpu = comm_cpu_for(s, run, *f);

@@ -6,7 +6,9 @@
 // gradients' ready times from their traces (trace_facts.h). Each says where it came from.
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "catalogue/methods.h"
 #include "common/links.h"
 #include "model/iteration_model.h"
 #include "report/read/results.h"
@@ -75,13 +77,20 @@ struct HookEstimate {
 };
 HookEstimate hook_for(const SystemResults& s, const TrainRun& run);
 
-// The strategy's per-tensor cost from the sweeps of the collectives it calls (the catalogue's
-// priced_by), when every one was swept on these ranks and backend (and no bottleneck changed the
-// links since); else no cost. noise names the sizes of those sweeps model::read_out_noise
+// The collectives whose sweeps price a per-tensor strategy's tensor on these ranks and backend:
+// the catalogue's priced_by where every one was swept there, else its or_priced_by where every
+// one was; else none.
+std::vector<CollectiveCall> swept_calls(const SystemResults& s, const SyncMethod& method,
+                                        const std::string& backend, int ranks);
+
+// The strategy's per-tensor cost from the sweeps of the collectives it calls (swept_calls),
+// when they were swept on these ranks and backend (and no bottleneck changed the links since);
+// else no cost. noise names the sizes of those sweeps model::read_out_noise
 // replaced; empty where none.
 struct SweptCost {
   std::function<double(double)> cost;
   std::string noise;
+  bool apart = false;  // the sum of several collectives' sweeps (model::Method::measured_apart)
 };
 SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
                            const std::string& bottleneck_rate);
