@@ -233,11 +233,19 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   Phases p{compute.data_s, compute.forward_s, compute.backward_s, 0, compute.optimizer_s};
   if (method.ranks <= 1) return p;
   p.slowest_excess_s = compute.slowest_excess_s;
+  const bool composed = method.measured_cost && method.apart && method.compose_apart;
   auto cost = [&](double bytes) {
-    return method.measured_cost ? method.measured_cost(bytes)
-                                : tensor_sync_s(method.sync, method.ranks, bytes, link,
-                                                method.backend, method.apart);
+    if (!method.measured_cost) {
+      return tensor_sync_s(method.sync, method.ranks, bytes, link, method.backend, method.apart);
+    }
+    if (!composed) return method.measured_cost(bytes);
+    const auto formula = [&](bool apart) {
+      return tensor_sync_s(method.sync, method.ranks, bytes, link, method.backend, apart);
+    };
+    return std::max(0.0, method.measured_cost(bytes) - formula(true) + formula(false));
   };
+  Method priced = method;  // as its cost is priced: composed, its collectives together
+  priced.apart = method.apart && !composed;
   const SyncMethod& info = find_method(method.sync);
   if (info.engine == Engine::local) {
     // An iteration's time is its slowest rank's: behind the ranks' mean by the straggler in
@@ -267,7 +275,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     const bool model_order =
         info.engine == Engine::per_tensor && method.options.mode != SyncMode::overlap;
     if (model_order) std::reverse(buckets.begin(), buckets.end());
-    spend_credit(buckets, credit_after(link, idle), method, link, cost);
+    spend_credit(buckets, credit_after(link, idle), priced, link, cost);
     if (model_order) std::reverse(buckets.begin(), buckets.end());
   }
   for (const Bucket& b : buckets) p.comm_s += b.seconds >= 0 ? b.seconds : cost(b.bytes);

@@ -90,6 +90,11 @@ struct Method {
   // `apart`): where measured_cost sums sweeps of reduce_broadcast's reduce and broadcast (a record
   // with no sweep of the two together), or the link was fitted to such sums.
   bool apart = false;
+  // With apart, on links all alike: the sweeps' sum composed as the method makes its
+  // collectives, one after the other, by the formula: plus what the formula takes for them
+  // together, less what it takes for them apart. Then priced as made together. (Where a
+  // bottleneck host's links differ from the others, the formula on one link does not tell it.)
+  bool compose_apart = false;
   CommCpu comm_cpu;
   Placement placement;
   MeasuredHook hook;  // fp16, powersgd, topk

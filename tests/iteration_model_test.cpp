@@ -296,6 +296,44 @@ TEST(IterationModel, ComputeRefillsTheTokenBucketTheSynchronisationStartsFrom) {
   EXPECT_NEAR(predict(c, overlap, slow_plain).comm_s, ring_allreduce_s(4, 6e6, slow_plain), 1e-12);
 }
 
+// Where the links take turns, an iteration's calls are followed through the hosts' buckets. On
+// 2 ranks reduce_broadcast over MPI is one message each way, and its reduce and broadcast take
+// different ways: LeNet-5's tensors in the model's order, blocking, after a rest that filled
+// every bucket. 9,600 B goes at once and leaves 21.4 KB each way; 192,000 B's reduce finds that,
+// its broadcast ways refilled during the reduce; 40,320 B's reduce finds its ways refilled during
+// that broadcast, its broadcast the ways that broadcast drained, refilled only during its reduce.
+TEST(IterationModel, AStepsCallsFindTheBucketsThePreviousOnesLeft) {
+  ComputeProfile c;
+  c.forward_s = 0.002, c.backward_s = 0.002;
+  c.tensor_bytes = {9600, 192000, 40320};  // the model's order
+  c.ready_s = {0.002, 0.0015, 0.001};
+  const double rate = 12e6, depth = 31e3;
+  const Link shaped{0, rate, depth};
+  Method m = method_of("reduce_broadcast", SyncMode::blocking, 2, {}, 0);
+  m.backend = "mpi";
+  const double reduce = (40320 - depth) / rate;
+  const double followed = (192000 - (depth - 9600)) / rate + (192000 - depth) / rate + reduce +
+                          (40320 - rate * reduce) / rate;
+  EXPECT_NEAR(predict(c, m, shaped).sync_s, followed, 1e-12);
+  // A measured time moves by what the call takes there less what it takes settled.
+  Method swept = m;
+  swept.measured_cost = [&](double b) {
+    return tensor_sync_s("reduce_broadcast", 2, b, shaped, "mpi");
+  };
+  EXPECT_NEAR(predict(c, swept, shaped).sync_s, followed, 1e-12);
+  // Swept apart, reduce and broadcast each back to back with itself, on links alike: the sum
+  // composed by the formula is priced as the two swept together.
+  Method apart = m;
+  apart.apart = apart.compose_apart = true;
+  apart.measured_cost = [&](double b) {
+    return tensor_sync_s("reduce_broadcast", 2, b, shaped, "mpi", /*apart=*/true);
+  };
+  EXPECT_NEAR(predict(c, apart, shaped).sync_s, followed, 1e-12);
+  // On unlike links (a bottleneck host's), the two sweeps' sum: each way's credit spent once.
+  apart.compose_apart = false;
+  EXPECT_GT(predict(c, apart, shaped).sync_s, followed + 5e-3);
+}
+
 TEST(IterationModel, StaleHidesTheSumsBehindTheNextIteration) {
   const ComputeProfile c = three_tensors();
   EXPECT_DOUBLE_EQ(predict(c, method_of("allreduce", SyncMode::stale, 4, {}, 0), kLink).sync_s, 0);

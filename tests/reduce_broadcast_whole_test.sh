@@ -4,7 +4,8 @@
 # the reduce and broadcast together): dtbench predict's 2-rank reduce_broadcast, gather_scatter
 # and ring_reduce (whose links take turns, followed through the iteration's calls) within 5% of
 # the measured runs; with the composite's sweeps taken out, reduce_broadcast is priced by the
-# reduce's and the broadcast's sweeps added up, and is over by more than 10%.
+# reduce's and the broadcast's sweeps composed as it makes them (the formula's together less
+# apart, on these links all alike), within 5% too.
 #   usage: reduce_broadcast_whole_test.sh DTBENCH RESULTS
 set -uo pipefail
 dtbench=$1 results=$2
@@ -42,8 +43,7 @@ PY
 "$dtbench" predict "$work/apart" >"$work/apart.out" 2>&1
 check "predict without the composite's sweeps: exit 0" test $? -eq 0
 e=$(error_of "$work/apart.out" reduce_broadcast)
-check "priced by the reduce's and broadcast's sweeps apart, over by more than 10% ($e%)" \
-  $py -c "import sys; sys.exit(0 if float('${e:-0}') > 10 else 1)"
+check "priced by the reduce's and broadcast's sweeps composed, within 5% ($e%)" within "${e:-99}" 5
 check "the parts' sweeps named where the composite's are missing" \
   grep -q "reduce_broadcast/mpi: its formula fitted to the MPI sweeps of reduce + broadcast on 2, 4 ranks" "$work/apart.out"
 check "the composite's sweep named where it is there" \

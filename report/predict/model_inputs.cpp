@@ -44,6 +44,11 @@ bool waits_in_backward(const std::string& sync) {
 
 }  // namespace
 
+bool links_alike(const SystemResults& s) {
+  const StatedRate stated = stated_rate(s.system);
+  return stated.slowest_bytes_per_s == stated.link_bytes_per_s;
+}
+
 double priced_s(const CollectiveRun& c) {
   return c.backend == "gloo" && c.chained_s > 0 ? c.chained_s : c.time_s;
 }
@@ -68,10 +73,7 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   model::read_out_noise(m);
   // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
   // the messages count as alike where every link is (no bottleneck host).
-  const auto alike = [&s] {
-    const StatedRate stated = stated_rate(s.system);
-    return stated.slowest_bytes_per_s == stated.link_bytes_per_s;
-  };
+  const auto alike = [&s] { return links_alike(s); };
   // reduce_broadcast is the two made one after the other.
   const bool reduce = op == "reduce" || op == "reduce_broadcast";
   const bool bcast = op == "broadcast" || op == "reduce_broadcast";
@@ -317,6 +319,7 @@ SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
   }
   SweptCost out;
   out.apart = parts.size() > 1;
+  out.composable = out.apart && links_alike(s);
   out.cost = [parts](double bytes) {
     double t = 0;
     for (const auto& [m, scale] : parts) t += m.time(bytes * scale);

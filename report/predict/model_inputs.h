@@ -22,6 +22,9 @@ struct LinkEstimate {
   std::string source;
 };
 
+// Whether every link of the results' system is alike: no bottleneck host.
+bool links_alike(const SystemResults& s);
+
 // The time the model prices one operation of a sweep at. Gloo's: its operations chained, as
 // training calls them one tensor after another (chained_s, where the sweep measured it): Gloo's
 // own barrier between two operations takes milliseconds, and how late its last rank leaves it
@@ -90,7 +93,8 @@ std::vector<CollectiveCall> swept_calls(const SystemResults& s, const SyncMethod
 struct SweptCost {
   std::function<double(double)> cost;
   std::string noise;
-  bool apart = false;  // the sum of several collectives' sweeps (model::Method::measured_apart)
+  bool apart = false;       // the sum of several collectives' sweeps (model::Method::apart)
+  bool composable = false;  // and every link alike (model::Method::compose_apart)
 };
 SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
                            const std::string& bottleneck_rate);
