@@ -159,27 +159,28 @@ TurnCall turn_call(const Method& method, double bytes, const Link& link, bool ap
 // none is left. A sweep's time already holds the credit its own operations found: the link
 // refilled the buckets while an operation did not keep it busy (its measured time less its time
 // on the rate), at most their depth; only the credit beyond that saves time. Buckets with their
-// own time (the lossy hooks', two levels') keep it.
-void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& method,
+// own time (the lossy hooks', two levels') keep it. apart: its collectives priced apart
+// (tensor_sync_s).
+void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& method, bool apart,
                   const Link& link, const std::function<double(double)>& cost) {
   Link no_rate = link;
   no_rate.bytes_per_s = std::numeric_limits<double>::infinity();
   no_rate.burst_bytes = 0;
-  const bool apart = method.apart;
   Buckets turns(method.ranks, link, credit);
   double clock = 0;
   for (Bucket& b : buckets) {
     if (b.seconds >= 0) continue;
+    const TurnCall call = turn_call(method, b.bytes, link, apart);
+    if (!call && !(credit > 0)) continue;
     const double full = cost(b.bytes);
     const double settled =
         tensor_sync_s(method.sync, method.ranks, b.bytes, link, method.backend, apart);
-    if (const TurnCall call = turn_call(method, b.bytes, link, apart)) {
+    if (call) {
       const double end = call(turns, clock);
       b.seconds = std::max(0.0, full + (end - clock) - settled);
       clock = std::max(end, clock + b.seconds);
       continue;
     }
-    if (!(credit > 0)) continue;
     const double on_rate = std::max(0.0, settled - tensor_sync_s(method.sync, method.ranks, b.bytes,
                                                                  no_rate, method.backend, apart));
     const double in_sweep =
@@ -244,8 +245,6 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     };
     return std::max(0.0, method.measured_cost(bytes) - formula(true) + formula(false));
   };
-  Method priced = method;  // as its cost is priced: composed, its collectives together
-  priced.apart = method.apart && !composed;
   const SyncMethod& info = find_method(method.sync);
   if (info.engine == Engine::local) {
     // An iteration's time is its slowest rank's: behind the ranks' mean by the straggler in
@@ -275,7 +274,8 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     const bool model_order =
         info.engine == Engine::per_tensor && method.options.mode != SyncMode::overlap;
     if (model_order) std::reverse(buckets.begin(), buckets.end());
-    spend_credit(buckets, credit_after(link, idle), priced, link, cost);
+    // Composed, its collectives are priced together.
+    spend_credit(buckets, credit_after(link, idle), method, method.apart && !composed, link, cost);
     if (model_order) std::reverse(buckets.begin(), buckets.end());
   }
   for (const Bucket& b : buckets) p.comm_s += b.seconds >= 0 ? b.seconds : cost(b.bytes);

@@ -102,13 +102,13 @@ TEST(SweepOf, ReduceBroadcastPricedWholeWhereSweptWhole) {
   c.world_size = 2;
   const SweptCost whole = measured_cost_of(s, c, "");
   ASSERT_TRUE(whole.cost);
-  EXPECT_FALSE(whole.apart);
+  EXPECT_FALSE(whole.apart());
   EXPECT_NEAR(whole.cost(192000), 27.14e-3, 1e-12);
   EXPECT_NEAR(whole.cost(40320), 3.37e-3, 1e-12);
   s.collectives.resize(4);  // a record from before the composite was swept
   const SweptCost parts = measured_cost_of(s, c, "");
   ASSERT_TRUE(parts.cost);
-  EXPECT_TRUE(parts.apart);
+  EXPECT_TRUE(parts.apart());
   EXPECT_NEAR(parts.cost(192000), 15.93e-3 + 15.90e-3, 1e-12);
   s.collectives.resize(2);  // no broadcast either: the formula's
   EXPECT_FALSE(measured_cost_of(s, c, "").cost);

@@ -142,10 +142,11 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   for (const auto& [f, f_share] : share) {
     TrainConfig at = c;
     at.world_size = f;
-    std::function<double(double)> cost = measured_cost_of(s, at, "").cost;
+    SweptCost swept = measured_cost_of(s, at, "");
+    std::function<double(double)> cost = std::move(swept.cost);
     if (per_tensor) {
-      calls = swept_calls(s, method, c.backend, f);
-      if (calls.empty()) continue;
+      if (!cost) continue;
+      calls = std::move(swept.calls);
     }
     first = per_tensor ? calls.front().op : ring;
     // A ring at every size (the bucketed engines', Gloo's allreduce, the hand-written ring): its

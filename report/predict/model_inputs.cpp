@@ -73,11 +73,10 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   model::read_out_noise(m);
   // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
   // the messages count as alike where every link is (no bottleneck host).
-  const auto alike = [&s] { return links_alike(s); };
   // reduce_broadcast is the two made one after the other.
   const bool reduce = op == "reduce" || op == "reduce_broadcast";
   const bool bcast = op == "broadcast" || op == "reduce_broadcast";
-  if (backend == "mpi" && (reduce || bcast) && alike()) {
+  if (backend == "mpi" && (reduce || bcast) && links_alike(s)) {
     m.messages = [reduce, bcast, ranks](double bytes) {
       const model::Link unit{0, 1, 0};  // a message of b bytes takes b s
       return ((reduce ? model::openmpi_reduce_s(ranks, bytes, unit) : 0) +
@@ -287,30 +286,30 @@ HookEstimate hook_for(const SystemResults& s, const TrainRun& run) {
   return e;
 }
 
-// The strategy's per-tensor cost from the sweeps of the collectives it calls, when every one
-// was swept on these ranks and backend (and no bottleneck changed the links since); else none.
-std::vector<CollectiveCall> swept_calls(const SystemResults& s, const SyncMethod& method,
-                                        const std::string& backend, int ranks) {
-  const auto swept = [&](const std::vector<CollectiveCall>& calls) {
-    return !calls.empty() && std::all_of(calls.begin(), calls.end(), [&](const auto& call) {
-      return sweep_of(s, call.op, backend, ranks).bytes.size() >= 2;
-    });
-  };
-  if (swept(method.priced_by)) return method.priced_by;
-  if (swept(method.or_priced_by)) return method.or_priced_by;
-  return {};
-}
-
 SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
                            const std::string& bottleneck_rate) {
   const SyncMethod& method = find_method(c.sync);
   if (method.engine != Engine::per_tensor || !bottleneck_rate.empty()) return {};
-  const std::vector<CollectiveCall> calls = swept_calls(s, method, c.backend, c.world_size);
-  if (calls.empty()) return {};
+  // The catalogue's priced_by where every one was swept here, else its or_priced_by.
+  std::vector<model::MeasuredCost> sweeps;
+  const auto swept = [&](const std::vector<CollectiveCall>& calls) {
+    sweeps.clear();
+    for (const CollectiveCall& call : calls) {
+      sweeps.push_back(sweep_of(s, call.op, c.backend, c.world_size));
+      if (sweeps.back().bytes.size() < 2) return false;
+    }
+    return !calls.empty();
+  };
+  const std::vector<CollectiveCall>* calls = &method.priced_by;
+  if (!swept(*calls)) {
+    calls = &method.or_priced_by;
+    if (!swept(*calls)) return {};
+  }
   std::vector<std::pair<model::MeasuredCost, double>> parts;
   std::vector<std::string> noisy;
-  for (const CollectiveCall& call : calls) {
-    model::MeasuredCost m = sweep_of(s, call.op, c.backend, c.world_size);
+  for (size_t i = 0; i < calls->size(); ++i) {
+    const CollectiveCall& call = (*calls)[i];
+    model::MeasuredCost& m = sweeps[i];
     if (!m.noisy_bytes.empty()) {
       noisy.push_back(fmt::format("{}'s {} sweep on {} ranks at {} B", c.backend, call.op,
                                   c.world_size, fmt::join(m.noisy_bytes, ", ")));
@@ -318,8 +317,7 @@ SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
     parts.emplace_back(std::move(m), call.times_ranks ? c.world_size : 1);
   }
   SweptCost out;
-  out.apart = parts.size() > 1;
-  out.composable = out.apart && links_alike(s);
+  out.calls = *calls;
   out.cost = [parts](double bytes) {
     double t = 0;
     for (const auto& [m, scale] : parts) t += m.time(bytes * scale);

@@ -80,21 +80,16 @@ struct HookEstimate {
 };
 HookEstimate hook_for(const SystemResults& s, const TrainRun& run);
 
-// The collectives whose sweeps price a per-tensor strategy's tensor on these ranks and backend:
-// the catalogue's priced_by where every one was swept there, else its or_priced_by where every
-// one was; else none.
-std::vector<CollectiveCall> swept_calls(const SystemResults& s, const SyncMethod& method,
-                                        const std::string& backend, int ranks);
-
-// The strategy's per-tensor cost from the sweeps of the collectives it calls (swept_calls),
-// when they were swept on these ranks and backend (and no bottleneck changed the links since);
-// else no cost. noise names the sizes of those sweeps model::read_out_noise
-// replaced; empty where none.
+// The strategy's per-tensor cost from the sweeps of the collectives it calls, the catalogue's
+// priced_by where every one was swept on these ranks and backend, else its or_priced_by where
+// every one was (and no bottleneck changed the links since); else no cost. noise names the sizes of
+// those sweeps model::read_out_noise replaced; empty where none.
 struct SweptCost {
   std::function<double(double)> cost;
   std::string noise;
-  bool apart = false;       // the sum of several collectives' sweeps (model::Method::apart)
-  bool composable = false;  // and every link alike (model::Method::compose_apart)
+  std::vector<CollectiveCall> calls;  // the collectives whose sweeps it sums
+  // The sum of several collectives' sweeps, made apart (model::Method::apart).
+  bool apart() const { return calls.size() > 1; }
 };
 SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
                            const std::string& bottleneck_rate);

@@ -102,8 +102,8 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
   model::Method& method = out.method;
   SweptCost swept = measured_cost_of(s, c, run.bottleneck_rate);
   method.measured_cost = std::move(swept.cost);
-  method.apart = swept.apart;
-  method.compose_apart = swept.composable;
+  method.apart = swept.apart();
+  method.compose_apart = links_alike(s);
   if (!swept.noise.empty()) note(swept.noise);
   const Engine engine = find_method(c.sync).engine;
   if (is_lossy(c.sync)) {
