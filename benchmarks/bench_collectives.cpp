@@ -17,6 +17,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "benchmark_main.h"
@@ -82,6 +83,9 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   // One rank per machine also reads the machine's CPU time (the whole machine, kernel and its
   // network stack included) from before the barrier to after the one that follows the call:
   // reading it inside the timed region would delay this rank's start.
+  // With --rest-ms, every rank idles that long after the barrier: the operation finds the links
+  // as a training step's first call finds them after its compute (through a shaped link, a
+  // two-way exchange back to back goes at about half the rate it reaches after a rest).
   // A size stops early, after kLeastOperations, once its operations took --size-seconds on the
   // slowest rank (on a slow link a 16 MiB gather and scatter takes seconds): every rank learns it
   // from the same reduction, so all stop after the same operation.
@@ -99,6 +103,8 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
     c.fill(b, comm, i);
     const double cpu0 = machines.reader ? read_machine_cpu().busy_s : 0;
     comm.barrier();
+    if (options.rest_s > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.rest_s));
     auto t0 = std::chrono::steady_clock::now();
     c.run(comm, b);
     seconds[i] = seconds_since(t0);
@@ -147,6 +153,7 @@ void measure(benchmark::State& state, const Collective& c, int64_t count, World&
   state.counters["ranks"] = comm.size();
   state.counters["operations"] = static_cast<double>(operations);
   state.counters["chained_s"] = chained_s;
+  state.counters["rest_s"] = options.rest_s;
   state.counters["machine_cpu_s"] = machine_cpu / static_cast<double>(operations);
   state.counters["machines"] = machines.count;
   state.counters["hosts"] = machines.hosts;

@@ -102,6 +102,13 @@ Options parse_options(int* argc, char** argv, const char* program) {
                  "slowest rank (after 3 at least; 0: no limit)")
       ->capture_default_str()
       ->check(non_negative());
+  double rest_ms = 0;
+  app.add_option("--rest-ms", rest_ms,
+                 "bench_collectives: every rank idles this long between the barrier and each "
+                 "operation, as a training step's first call finds the links after its compute "
+                 "(0: none; the chained time is unchanged)")
+      ->capture_default_str()
+      ->check(non_negative());
   app.add_flag("--synthetic", o.synthetic,
                "bench_train: CIFAR-shaped random data instead of DATA_DIR (recorded)");
   std::string fault;
@@ -119,6 +126,7 @@ Options parse_options(int* argc, char** argv, const char* program) {
     throw UserError(e.what());
   }
   o.faults = FaultPlan::parse(fault);
+  o.rest_s = rest_ms / 1000;
   return o;
 }
 

@@ -29,6 +29,7 @@ struct Options {
   std::string hosts;
   std::string trace_dir;    // bench_train: a Chrome trace per benchmark here (docs/traces.md)
   double size_seconds = 2;  // bench_collectives: a size's operations stop past it (0: never)
+  double rest_s = 0;  // bench_collectives: each operation between barriers after this long idle
 };
 Options parse_options(int* argc, char** argv, const char* program);
 

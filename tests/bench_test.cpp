@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -101,6 +102,7 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
       EXPECT_GE(b["machine_cpu_s"].get<double>(), 0) << b["name"];
       machine_cpu_s += b["machine_cpu_s"].get<double>() * b["iterations"].get<double>();
       EXPECT_GT(b["chained_s"].get<double>(), 0) << b["name"];  // the same operations chained
+      EXPECT_EQ(b["rest_s"], 0) << b["name"];                   // no rest unless asked
     }
   }
   EXPECT_GT(machine_cpu_s, 0);
@@ -143,6 +145,25 @@ TEST(BenchCollectives, ASizeStopsAtItsTimeLimitOnEveryRank) {
     }
     EXPECT_GE(sizes, 10) << limit;
   }
+}
+
+// With a rest, every operation between barriers waits it out first, on every rank, outside its
+// timed region: the run lasts at least the rests, and says how long they were.
+TEST(BenchCollectives, EveryOperationFollowsTheRestAskedFor) {
+  const auto start = std::chrono::steady_clock::now();
+  BenchRun r = run_bench(mpirun(2), "--backend mpi --size-seconds 1e-9 --rest-ms 50");
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.code, 0);
+  double operations = 0;
+  for (const auto& b : r.json["benchmarks"]) {
+    if (!b.contains("machines")) continue;  // osu_allreduce, its own loop
+    EXPECT_EQ(b["wrong"], 0) << b["name"];
+    EXPECT_DOUBLE_EQ(b["rest_s"].get<double>(), 0.05) << b["name"];
+    operations += b["operations"].get<double>();
+  }
+  EXPECT_GE(operations, 30);
+  EXPECT_GE(wall_s, operations * 0.05);
 }
 
 TEST(BenchCollectives, AWrongResultFailsTheRun) {

@@ -459,6 +459,24 @@ TEST(ExperimentCommand, TraceWritesTraceJsonBesideTheResult) {
               HasSubstr("\"trace\" is true or false"));
 }
 
+// A sweep's rest goes to bench_collectives as milliseconds; it names the experiment apart from
+// the same sweep without one.
+TEST(ExperimentCommand, ASweepsRestGoesToBenchCollectives) {
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({"entries": [
+      {"group": "c", "kind": "collectives", "backend": "mpi", "ranks": 2, "rest_ms": [0, 3]}]})");
+  const Matrix m = load_matrix(path, kMatrices);
+  ASSERT_EQ(m.experiments.size(), 2u);
+  EXPECT_NE(m.experiments[0].name, m.experiments[1].name);
+  HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
+  auto argv = experiment_argv(m.experiments[1], local, test_settings(), "/out/result.json");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--rest-ms=3"), argv.end());
+  std::string bad = write(dir, "bad.json", R"({"entries": [
+      {"group": "c", "kind": "collectives", "rest_ms": -1}]})");
+  EXPECT_THAT(user_error([&] { load_matrix(bad, kMatrices); }),
+              HasSubstr("rest_ms must be a number >= 0"));
+}
+
 TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
   TempDir dir;
   std::string path = write(dir, "m.json", R"({"entries": [

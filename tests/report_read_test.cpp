@@ -147,6 +147,27 @@ TEST(ReportResults, SweepsReadTheModelsOwnSizesAmongTheOthers) {
   EXPECT_DOUBLE_EQ(cost.time(192000), 0.012345);
 }
 
+// A sweep whose operations each followed a rest (--rest-ms) is kept apart: what prices and
+// draws the sweeps reads the operations between barriers only.
+TEST(ReportResults, SweepsAfterARestAreKeptApart) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const fs::path root = dir.path();
+  fs::copy(kModel, root, fs::copy_options::recursive);
+  const fs::path result = root / kSweep / "rep-1" / "result.json";
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(result));
+  const size_t swept = j["benchmarks"].size();
+  for (auto& b : j["benchmarks"]) b["rest_s"] = 0.005;
+  std::ofstream(result) << j.dump();
+  const Results r = load_results({root.string()});
+  ASSERT_EQ(r.systems.size(), 1u);
+  EXPECT_EQ(r.systems[0].rested.size(), swept);
+  for (const CollectiveRun& c : r.systems[0].rested) EXPECT_DOUBLE_EQ(c.rest_s, 0.005);
+  for (const CollectiveRun& c : r.systems[0].collectives) {
+    EXPECT_FALSE(c.op == "allreduce" && c.backend == "gloo") << c.bytes;
+  }
+}
+
 TEST(ReportResults, NoResultsIsAnErrorAndEveryFigureHasItsScript) {
   TempDir dir;
   EXPECT_THAT(user_error([&] { load_results({dir / "none"}); }), HasSubstr("does not exist"));

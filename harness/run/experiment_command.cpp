@@ -65,6 +65,8 @@ std::vector<std::string> collectives_args(const Experiment& e, const HostsFile& 
   if (p.contains("repetitions")) {
     args.push_back(fmt::format("--benchmark_repetitions={}", p["repetitions"].get<int>()));
   }
+  if (p.contains("rest_ms"))
+    args.push_back(fmt::format("--rest-ms={}", p["rest_ms"].get<double>()));
   return args;
 }
 

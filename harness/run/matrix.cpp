@@ -30,7 +30,7 @@ const std::set<std::string> kHarnessSetTrainKeys = {"data_dir",   "out",  "maste
                                                     "world_size", "rank", "trace"};
 const std::set<std::string> kPythonDdpKeys = {"model", "global_batch", "max_iters", "threads",
                                               "seed",  "bucket_mb",    "malloc"};
-const std::set<std::string> kCollectivesKeys = {"backend", "filter", "repetitions"};
+const std::set<std::string> kCollectivesKeys = {"backend", "filter", "repetitions", "rest_ms"};
 const std::vector<std::string> kKinds = {"train", "collectives", "python_ddp"};
 const std::vector<std::string> kPhases = {"calibrate", "measure", "accuracy", "verify"};
 
@@ -171,6 +171,9 @@ void check_values(const Experiment& e, const std::string& where) {
       require(!p.contains("repetitions") ||
                   (p["repetitions"].is_number_integer() && p["repetitions"].get<int>() >= 1),
               "repetitions must be a whole number >= 1");
+      require(
+          !p.contains("rest_ms") || (p["rest_ms"].is_number() && p["rest_ms"].get<double>() >= 0),
+          "rest_ms must be a number >= 0");
       return;
     }
     const TrainConfig c = train_config_of(e);

@@ -109,8 +109,10 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
     row("Git commit", commits_of(s));
     row("Matrices, directories",
         fmt::format("{} in {}", fmt::join(s.matrices, ", "), fmt::join(s.dirs, ", ")));
-    row("Results", fmt::format("{} training runs, {} collective measurements", s.runs.size(),
-                               s.collectives.size()));
+    row("Results",
+        fmt::format(
+            "{} training runs, {} collective measurements{}", s.runs.size(), s.collectives.size(),
+            s.rested.empty() ? "" : fmt::format(" ({} more after a rest)", s.rested.size())));
     text += "\n";
   }
   return text;

@@ -86,6 +86,7 @@ std::vector<CollectiveRun> collectives_of(const nlohmann::json& j, const std::st
     r.busbw = b.value("busbw", 0.0);
     r.machine_cpu_s = b.value("machine_cpu_s", -1.0);
     r.chained_s = b.value("chained_s", -1.0);
+    r.rest_s = b.value("rest_s", 0.0);
     r.machines = static_cast<int>(b.value("machines", 0.0));
     r.hosts = static_cast<int>(b.value("hosts", 0.0));
     rows.push_back(r);
@@ -126,8 +127,9 @@ void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
     nlohmann::json result = read_json(result_path);
     Conditions conditions = conditions_of(status);
     if (e.value("kind", "train") == "collectives") {
-      auto rows = collectives_of(result, e.value("group", ""));
-      s.collectives.insert(s.collectives.end(), rows.begin(), rows.end());
+      for (auto& row : collectives_of(result, e.value("group", ""))) {
+        (row.rest_s > 0 ? s.rested : s.collectives).push_back(std::move(row));
+      }
       s.conditions.push_back(conditions);
       return;
     }
@@ -204,7 +206,7 @@ Results load_results(const std::vector<std::string>& dirs, bool each_directory) 
     auto it = std::find_if(out.systems.begin(), out.systems.end(),
                            [&](const SystemResults& s) { return s.label == label; });
     if (it == out.systems.end()) {
-      out.systems.push_back({label, system, {}, {}, {}, {}, {}, {}, {}});
+      out.systems.push_back({label, system, {}, {}, {}, {}, {}, {}, {}, {}});
       it = out.systems.end() - 1;
     }
     it->dirs.push_back(d);
@@ -217,11 +219,13 @@ Results load_results(const std::vector<std::string>& dirs, bool each_directory) 
     std::sort(experiment_dirs.begin(), experiment_dirs.end());
     for (const auto& e : experiment_dirs) load_experiment(e, *it, out);
   }
-  std::stable_sort(out.systems.begin(), out.systems.end(), [](const auto& a, const auto& b) {
-    return a.runs.size() + a.collectives.size() > b.runs.size() + b.collectives.size();
-  });
+  const auto finished = [](const SystemResults& s) {
+    return s.runs.size() + s.collectives.size() + s.rested.size();
+  };
+  std::stable_sort(out.systems.begin(), out.systems.end(),
+                   [&](const auto& a, const auto& b) { return finished(a) > finished(b); });
   size_t total = 0;
-  for (const auto& s : out.systems) total += s.runs.size() + s.collectives.size();
+  for (const auto& s : out.systems) total += finished(s);
   require(total > 0, fmt::format("no finished experiments in {} (run `make bench` first)",
                                  fmt::join(dirs, ", ")));
   return out;

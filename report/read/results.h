@@ -53,6 +53,7 @@ struct CollectiveRun {
   double time_s = 0, algbw = 0, busbw = 0;  // algbw, busbw in bytes/s
   double machine_cpu_s = -1;  // per operation and machine; -1: not measured (older results)
   double chained_s = -1;      // per operation, chained without barriers; -1: not measured
+  double rest_s = 0;          // every rank idled this long before each operation (--rest-ms)
   int machines = 0;           // the machines the ranks ran on; 0: not recorded
   int hosts = 0;              // the hosts (host names) they ran on; 0: not recorded
 };
@@ -66,6 +67,9 @@ struct SystemResults {
   std::vector<std::string> dirs, matrices;
   std::vector<TrainRun> runs;
   std::vector<CollectiveRun> collectives;
+  // Sweeps whose operations each followed a rest (rest_s > 0): apart, so that what prices and
+  // draws the sweeps reads the operations between barriers only.
+  std::vector<CollectiveRun> rested;
   std::vector<Conditions> conditions;  // of every finished repetition, in load order
   // The cost model's prediction of its experiments, made once by prediction_of()
   // (report/predict/predict.h) and kept here.
