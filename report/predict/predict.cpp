@@ -19,6 +19,7 @@
 #include "record/record.h"
 #include "report/predict/extrapolation.h"
 #include "report/predict/link_efficiency.h"
+#include "report/predict/rested_sweeps.h"
 #include "report/read/select.h"
 #include "report/traces/run_trace.h"
 #include "stats/stats.h"
@@ -446,6 +447,7 @@ std::string prediction_text(const SystemResults& s) {
   for (const auto& e : link_efficiency(s)) {
     text += fmt::format("  link efficiency: {}\n", link_efficiency_text(e));
   }
+  for (const auto& r : rested_sweeps(s)) text += fmt::format("  {}\n", rested_sweeps_text(r));
   if (p.rows.empty()) return text + "  no experiment could be predicted\n";
   text += rows_text(p);
   for (const auto& r : p.rows) {
