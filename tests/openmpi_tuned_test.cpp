@@ -95,8 +95,8 @@ TEST(OpenMpiTuned, TheBroadcastAfterItsReduceGoesOutOfRestedWays) {
 // The emulated cluster at 100 Mbit/s on 2, 4 and 8 hosts: each sweep's time over the 2-rank
 // sweep's (one message there, whatever the algorithm) is the messages the path takes.
 TEST(OpenMpiTuned, MessagesAsTheSweepsOnTwoFourAndEightHostsTookThem) {
-  const Results results =
-      load_results({DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm"});
+  const Results results = load_results(
+      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-rested"});
   const SystemResults& s = results.systems.at(0);
   int compared = 0;
   for (const std::string op : {"reduce", "broadcast"}) {
@@ -121,8 +121,8 @@ TEST(OpenMpiTuned, MessagesAsTheSweepsOnTwoFourAndEightHostsTookThem) {
 // the link's rate; recursive doubling on 4 and 8 at the same lower rate, so the 4 hosts' sweep,
 // not the 2 hosts', tells the 8 hosts' (what the extrapolation fits the rate to).
 TEST(OpenMpiTuned, AnAllgathersRateIsItsAlgorithms) {
-  const Results results =
-      load_results({DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm"});
+  const Results results = load_results(
+      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-rested"});
   const SystemResults& s = results.systems.at(0);
   auto rate = [&s](int n, double whole) {  // what a rank takes in, per second
     return whole * (n - 1) / n / sweep_of(s, "allgather", "mpi", n).time(whole);

@@ -62,8 +62,8 @@ TEST(TokenBuckets, TreesWithoutABucketAreTheirMessagesOneAfterTheOther) {
 // while the other links hop, every size within half again of what 8 hosts measured; charged as
 // if every link were busy (Link::time alone), 16 KiB would come out several times too slow.
 TEST(TokenBuckets, TheRingReducesSweepOnEightHostsFromTheFitOnTwoAndFour) {
-  const Results results =
-      load_results({DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm"});
+  const Results results = load_results(
+      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-rested"});
   const SystemResults& s = results.systems.at(0);
   std::vector<SweepPoint> small, sent;
   for (int n : {2, 4}) {
