@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -114,29 +115,36 @@ TEST(ReportResults, EmulatedClustersWithOtherLinksOrStacksAreOtherSystems) {
 // A sweep's sizes by fours and the models' own sizes between them, as bench_collectives names
 // them ("/case:lenet5" after the ranks): each read with its bytes and the model it stands for,
 // and the model's sizes priced where they were measured, not on the line between the fours.
-TEST(ReportResults, SweepsReadTheModelsOwnSizesAmongTheOthers) {
+// The model fixture copied into `dir`, its Gloo allreduce sweep (Google Benchmark's JSON) edited,
+// then read.
+Results with_sweep_edited(const TempDir& dir, const std::function<void(nlohmann::json&)>& edit) {
   namespace fs = std::filesystem;
-  TempDir dir;
   const fs::path root = dir.path();
   fs::copy(kModel, root, fs::copy_options::recursive);
   const fs::path result = root / kSweep / "rep-1" / "result.json";
   nlohmann::json j = nlohmann::json::parse(std::ifstream(result));
-  nlohmann::json lenet5 = j["benchmarks"][0];
-  lenet5["name"] =
-      "allreduce/backend:gloo/bytes:192000/ranks:4/case:lenet5/iterations:200/manual_time";
-  lenet5["bytes"] = 192000;
-  lenet5["real_time"] = 12345.0;
-  lenet5["time_unit"] = "us";
-  lenet5.erase("chained_s");  // priced at its time
-  nlohmann::json vgg11 = lenet5;
-  vgg11["name"] =
-      "allreduce/backend:gloo/bytes:36924456/ranks:4/case:vgg11/iterations:5/manual_time";
-  vgg11["bytes"] = 36924456;
-  j["benchmarks"].push_back(lenet5);
-  j["benchmarks"].push_back(vgg11);
+  edit(j);
   std::ofstream(result) << j.dump();
+  return load_results({root.string()});
+}
 
-  Results r = load_results({root.string()});
+TEST(ReportResults, SweepsReadTheModelsOwnSizesAmongTheOthers) {
+  TempDir dir;
+  Results r = with_sweep_edited(dir, [](nlohmann::json& j) {
+    nlohmann::json lenet5 = j["benchmarks"][0];
+    lenet5["name"] =
+        "allreduce/backend:gloo/bytes:192000/ranks:4/case:lenet5/iterations:200/manual_time";
+    lenet5["bytes"] = 192000;
+    lenet5["real_time"] = 12345.0;
+    lenet5["time_unit"] = "us";
+    lenet5.erase("chained_s");  // priced at its time
+    nlohmann::json vgg11 = lenet5;
+    vgg11["name"] =
+        "allreduce/backend:gloo/bytes:36924456/ranks:4/case:vgg11/iterations:5/manual_time";
+    vgg11["bytes"] = 36924456;
+    j["benchmarks"].push_back(lenet5);
+    j["benchmarks"].push_back(vgg11);
+  });
   ASSERT_EQ(r.systems.size(), 1u);
   std::map<int64_t, std::string> cases;
   for (const CollectiveRun& c : r.systems[0].collectives) cases[c.bytes] = c.model_case;
@@ -150,16 +158,12 @@ TEST(ReportResults, SweepsReadTheModelsOwnSizesAmongTheOthers) {
 // A sweep whose operations each followed a rest (--rest-ms) is kept apart: what prices and
 // draws the sweeps reads the operations between barriers only.
 TEST(ReportResults, SweepsAfterARestAreKeptApart) {
-  namespace fs = std::filesystem;
   TempDir dir;
-  const fs::path root = dir.path();
-  fs::copy(kModel, root, fs::copy_options::recursive);
-  const fs::path result = root / kSweep / "rep-1" / "result.json";
-  nlohmann::json j = nlohmann::json::parse(std::ifstream(result));
-  const size_t swept = j["benchmarks"].size();
-  for (auto& b : j["benchmarks"]) b["rest_s"] = 0.005;
-  std::ofstream(result) << j.dump();
-  const Results r = load_results({root.string()});
+  size_t swept = 0;
+  const Results r = with_sweep_edited(dir, [&swept](nlohmann::json& j) {
+    swept = j["benchmarks"].size();
+    for (auto& b : j["benchmarks"]) b["rest_s"] = 0.005;
+  });
   ASSERT_EQ(r.systems.size(), 1u);
   EXPECT_EQ(r.systems[0].rested.size(), swept);
   for (const CollectiveRun& c : r.systems[0].rested) EXPECT_DOUBLE_EQ(c.rest_s, 0.005);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -15,48 +16,45 @@ struct Mean {
   double value() const { return count > 0 ? sum / count : -1; }
 };
 
-using SizeKey = std::tuple<std::string, int, std::string, int64_t>;  // backend, ranks, op, bytes
+using Where = std::pair<std::string, int>;             // backend, ranks
+using Size = std::tuple<Where, std::string, int64_t>;  // where, op, bytes
+Size size_of(const CollectiveRun& c) {
+  return {{c.backend, c.ranks}, c.op, c.bytes};
+}
 
 }  // namespace
 
 std::vector<RestedSweeps> rested_sweeps(const SystemResults& s) {
-  std::map<SizeKey, Mean> between, chained;
+  std::map<Size, Mean> between, chained, rested;
   for (const CollectiveRun& c : s.collectives) {
     if (c.model_case.empty()) continue;
-    const SizeKey key{c.backend, c.ranks, c.op, c.bytes};
-    between[key].add(c.time_s);
-    if (c.chained_s > 0) chained[key].add(c.chained_s);
+    between[size_of(c)].add(c.time_s);
+    if (c.chained_s > 0) chained[size_of(c)].add(c.chained_s);
   }
-  std::map<SizeKey, Mean> rested;
-  std::map<SizeKey, std::string> cases;
-  std::map<std::pair<std::string, int>, double> rests;
+  std::map<Where, RestedSweeps> out;
+  std::map<Where, std::map<std::string, RestedSize>> largest;  // by op
   for (const CollectiveRun& c : s.rested) {
-    const SizeKey key{c.backend, c.ranks, c.op, c.bytes};
+    const Size key = size_of(c);
     if (c.model_case.empty() || between.count(key) == 0) continue;
     rested[key].add(c.time_s);
-    cases[key] = c.model_case;
-    double& rest = rests[{c.backend, c.ranks}];
-    rest = std::max(rest, c.rest_s);
+    const Where& where = std::get<0>(key);
+    RestedSweeps& r = out[where];
+    r.backend = where.first, r.ranks = where.second, r.rest_s = std::max(r.rest_s, c.rest_s);
+    RestedSize& size = largest[where][c.op];
+    if (c.bytes >= size.bytes) size = {c.op, c.bytes, c.model_case, 0, 0, -1};
   }
-  std::map<std::pair<std::string, int>, std::map<std::string, RestedSize>> largest;
-  for (const auto& [key, mean] : rested) {
-    const auto& [backend, ranks, op, bytes] = key;
-    RestedSize& size = largest[{backend, ranks}][op];
-    if (bytes <= size.bytes) continue;
-    size = {op,
-            bytes,
-            cases[key],
-            mean.value(),
-            between[key].value(),
-            chained.count(key) > 0 ? chained[key].value() : -1};
+  std::vector<RestedSweeps> list;
+  for (auto& [where, r] : out) {
+    for (auto& [op, size] : largest[where]) {
+      const Size key{where, op, size.bytes};
+      size.rested_s = rested[key].value();
+      size.between_s = between[key].value();
+      size.chained_s = chained[key].value();
+      r.sizes.push_back(size);
+    }
+    list.push_back(r);
   }
-  std::vector<RestedSweeps> out;
-  for (const auto& [where, ops] : largest) {
-    RestedSweeps r{where.first, where.second, rests[where], {}};
-    for (const auto& [op, size] : ops) r.sizes.push_back(size);
-    out.push_back(r);
-  }
-  return out;
+  return list;
 }
 
 std::string rested_sweeps_text(const RestedSweeps& r) {
