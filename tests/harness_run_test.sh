@@ -115,6 +115,27 @@ check "rounds: --repeat 3 reruns nothing done, runs the third round" \
   test "$(grep -c ' done ' "$work/rounds2.out")" -eq 8 -a "$(grep -c '(rep 3)' "$work/rounds2.out")" -eq 4
 check "rounds: run.json says 3 repetitions" grep -q '"repeat": 3' "$work/rounds/run.json"
 
+# 4c. An experiment's TCP fragment reaches its ranks through the launcher: the record says what
+# MPI ran with, the matrix's 8 KiB beside the ranks' own 128 KiB.
+cat >"$work/fragment.json" <<'JSON'
+{"description": "fragment",
+ "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
+              "max_iters": 3, "estimate_s": 3, "time_limit_s": 120, "backend": "mpi"},
+ "entries": [{"group": "f", "sync": "allreduce", "mpi_fragment": [0, 8192]}]}
+JSON
+"$dtbench" run --hosts "$work/hosts" --matrix "$work/fragment.json" --data-dir "$work/data" \
+  --quiet-wait-s 0 --noise-tries 1 --out "$work/fragment" >"$work/fragment.out" 2>&1
+check "fragment: exit 0" test $? -eq 0
+check "fragment: each record keeps the fragment its ranks ran with" \
+  python3 - "$work/fragment/experiments/f" <<'PY'
+import glob, json, sys
+seen = {}
+for path in glob.glob(sys.argv[1] + "/*/rep-1/result.json"):
+    mca = json.load(open(path))["system"]["mpi"]["mca"]
+    seen["mpi_fragment=8192" in path] = mca["btl_tcp_rdma_pipeline_frag_size"]
+sys.exit(0 if seen == {True: "8192", False: "131072"} else f"records say {seen}")
+PY
+
 # 5. Dry run and bad input.
 "${run[@]}" --out "$work/dry" --dry-run >"$work/dry.out" 2>&1
 check "dry run lists the expansion" grep -q "matrix matrix: 4 experiments, estimated 12.0s" "$work/dry.out"

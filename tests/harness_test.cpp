@@ -477,6 +477,43 @@ TEST(ExperimentCommand, ASweepsRestGoesToBenchCollectives) {
               HasSubstr("rest_ms must be a number >= 0"));
 }
 
+// An experiment's TCP fragment reaches its ranks through either launcher, as the variable
+// the ranks leave alone when set; it names the experiment, and a fragment under 1 KiB or a
+// fraction is refused before anything runs.
+TEST(ExperimentCommand, AnExperimentsMpiFragmentReachesItsRanks) {
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({"entries": [
+      {"group": "c", "kind": "collectives", "backend": "mpi", "ranks": 2,
+       "mpi_fragment": [0, 8192]}]})");
+  const Matrix m = load_matrix(path, kMatrices);
+  ASSERT_EQ(m.experiments.size(), 2u);
+  EXPECT_THAT(m.experiments[0].name, Not(HasSubstr("mpi_fragment")));
+  EXPECT_THAT(m.experiments[1].name, HasSubstr("mpi_fragment=8192"));
+  EXPECT_EQ(m.experiments[1].to_json()["mpi_fragment"], 8192);
+  const HostsFile hosts = parse_hosts_file("a slots=1\nb slots=1\n", "/h");
+  CommandSettings s = test_settings();
+  const std::string variable = std::string(kMpiFragmentVariable) + "=8192";
+  const auto argv = experiment_argv(m.experiments[1], hosts, s, "/out/result.json");
+  const auto at = std::find(argv.begin(), argv.end(), variable);
+  ASSERT_NE(at, argv.end());
+  EXPECT_EQ(*(at - 1), "-x");
+  EXPECT_THAT(experiment_argv(m.experiments[0], hosts, s, "/out/result.json"),
+              Not(Contains(HasSubstr(kMpiFragmentVariable))));
+  s.launcher = "srun";
+  const auto vars = experiment_variables(m.experiments[1], "/out/result.json");
+  EXPECT_EQ(launch_env(hosts, s, vars).at(kMpiFragmentVariable), "8192");
+  EXPECT_EQ(vars.at("DTBENCH_EXPERIMENT"),
+            experiment_marker("/out/result.json").at("DTBENCH_EXPERIMENT"));
+  for (const char* value : {"512", "8192.5", "\"8k\""}) {
+    std::string bad = write(dir, "bad.json",
+                            fmt::format(R"({{"entries": [{{"group": "c", "kind": "collectives",
+                                        "mpi_fragment": {}}}]}})",
+                                        value));
+    EXPECT_THAT(user_error([&] { load_matrix(bad, kMatrices); }), HasSubstr("mpi_fragment"))
+        << value;
+  }
+}
+
 TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
   TempDir dir;
   std::string path = write(dir, "m.json", R"({"entries": [

@@ -192,11 +192,19 @@ std::map<std::string, std::string> experiment_marker(const std::string& result_p
   return {{kExperimentMarker, fmt::format("{:016x}", std::hash<std::string>{}(result_path))}};
 }
 
+std::map<std::string, std::string> experiment_variables(const Experiment& e,
+                                                        const std::string& result_path) {
+  std::map<std::string, std::string> vars = experiment_marker(result_path);
+  // The ranks keep a fragment set in their environment (trainers/comm/mpi_communicator.cpp).
+  if (e.mpi_fragment > 0) vars[kMpiFragmentVariable] = std::to_string(e.mpi_fragment);
+  return vars;
+}
+
 std::vector<std::string> experiment_argv(const Experiment& e, const HostsFile& hosts,
                                          const CommandSettings& s, const std::string& result_path,
                                          int port) {
   std::vector<std::string> argv =
-      launch_argv(e.ranks, hosts, s, e.ranks_per_host, experiment_marker(result_path));
+      launch_argv(e.ranks, hosts, s, e.ranks_per_host, experiment_variables(e, result_path));
   auto binary = e.kind == "collectives"  ? collectives_args(e, hosts, s, result_path)
                 : e.kind == "python_ddp" ? python_ddp_args(e, hosts, s, result_path, port)
                                          : train_args(e, s, result_path);

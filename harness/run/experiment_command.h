@@ -43,6 +43,12 @@ std::vector<size_t> hosts_for(int ranks, const HostsFile& hosts, int ranks_per_h
 // their environment, so that the noise guard knows them whatever started them (noise.h).
 std::map<std::string, std::string> experiment_marker(const std::string& result_path);
 
+// What reaches an experiment's ranks: its marker and, where the experiment sets mpi_fragment,
+// OpenMPI's TCP fragment (kMpiFragmentVariable).
+inline constexpr const char* kMpiFragmentVariable = "OMPI_MCA_btl_tcp_rdma_pipeline_frag_size";
+std::map<std::string, std::string> experiment_variables(const Experiment& e,
+                                                        const std::string& result_path);
+
 // The environment the launcher runs in: root permission for OpenMPI, for emulated hosts the
 // namespace prefix that harness/cluster/netns-agent (mpirun's child) reads; for srun, which passes
 // it on to the ranks, the MCA settings mpirun would give as --mca and the ranks' `variables`.

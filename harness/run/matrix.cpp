@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -54,9 +55,9 @@ const std::set<std::string>& binary_keys(const std::string& kind) {
 }
 
 const std::set<std::string> kHarnessKeys = {
-    "group",           "kind",    "ranks",          "time_limit_s",
-    "estimate_s",      "exclude", "link_rate",      "bottleneck_host",
-    "bottleneck_rate", "trace",   "ranks_per_host", "phase"};
+    "group",          "kind",      "ranks",           "time_limit_s",    "estimate_s",
+    "exclude",        "link_rate", "bottleneck_host", "bottleneck_rate", "trace",
+    "ranks_per_host", "phase",     "mpi_fragment"};
 
 std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -113,6 +114,11 @@ Experiment make_experiment(const ojson& entry, const std::string& where) {
   require(number("ranks_per_host", 0) == e.ranks_per_host &&
               (e.ranks_per_host == 0 || e.ranks % e.ranks_per_host == 0),
           where + ": \"ranks_per_host\" must be a whole number >= 1 that divides \"ranks\"");
+  const double fragment = number("mpi_fragment", 0);
+  require(fragment == std::floor(fragment) &&
+              (fragment == 0 || (fragment >= 1024 && fragment <= 1 << 30)),
+          where + ": \"mpi_fragment\" must be a whole number of bytes from 1024 to 1 GiB");
+  e.mpi_fragment = static_cast<int>(fragment);
   e.time_limit_s = number("time_limit_s", e.time_limit_s);
   e.estimate_s = number("estimate_s", e.estimate_s);
   e.network.link_rate = entry.value("link_rate", "");
@@ -192,6 +198,7 @@ void name_experiment(Experiment& e) {
   if (!e.network.link_rate.empty()) all["link_rate"] = e.network.link_rate;
   if (e.trace) all["trace"] = true;
   if (e.ranks_per_host > 0) all["ranks_per_host"] = e.ranks_per_host;
+  if (e.mpi_fragment > 0) all["mpi_fragment"] = e.mpi_fragment;
   if (e.network.bottleneck_host >= 0) {
     all["bottleneck_host"] = e.network.bottleneck_host;
     all["bottleneck_rate"] = e.network.bottleneck_rate;
@@ -327,6 +334,7 @@ nlohmann::json Experiment::to_json() const {
   }
   if (trace) j["trace"] = true;
   if (ranks_per_host > 0) j["ranks_per_host"] = ranks_per_host;
+  if (mpi_fragment > 0) j["mpi_fragment"] = mpi_fragment;
   if (phase != "measure") j["phase"] = phase;
   return j;
 }

@@ -48,6 +48,7 @@ struct Experiment {
   NetworkProfile network;
   bool trace = false;             // --trace <its repetition's directory>/trace.json.gz
   int ranks_per_host = 0;         // 0: mpirun fills each host's slots in order
+  int mpi_fragment = 0;           // bytes of OpenMPI's TCP fragments; 0: the ranks' own (128 KiB)
   std::string phase = "measure";  // calibrate | measure | accuracy | verify (a study's)
 
   // Whether these hosts can place it: with ranks_per_host, ranks / ranks_per_host hosts of at

@@ -602,7 +602,7 @@ class Runner {
     ProcessSpec spec;
     spec.argv =
         experiment_argv(e, hosts_, settings_, partial, e.kind == "python_ddp" ? free_port() : 0);
-    spec.env = launch_env(hosts_, settings_, experiment_marker(partial));
+    spec.env = launch_env(hosts_, settings_, experiment_variables(e, partial));
     spec.stdout_path = (dir / "stdout.log").string();
     spec.stderr_path = (dir / "stderr.log").string();
     spec.timeout_s = e.time_limit_s;
