@@ -10,23 +10,26 @@ dtbench=$1 default=$2 small=$3
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
+# Each run's rested-sweep lines for 2 hosts, once.
+"$dtbench" predict "$default" 2>/dev/null | grep -E "^  after 3 ms of rest, mpi on 2 ranks:" >"$work/default"
+"$dtbench" predict "$small" 2>/dev/null | grep -E "^  after 3 ms of rest, mpi on 2 ranks:" >"$work/small"
+
 # "OP at 192000 B (lenet5) R ms (B between barriers, C chained)": OP's B and C
-times() {  # times DIR OP
-  "$dtbench" predict "$1" 2>/dev/null | grep -E "^  after 3 ms of rest, mpi on 2 ranks:" |
-    $py -c "
-import re, sys
+times() {  # times LINES OP
+  $py -c "
+import re
 m = re.search(r'\b$2 at 192000 B \(lenet5\) [0-9.]+ ms \(([0-9.]+) between barriers, ([0-9.]+) chained',
-              sys.stdin.read())
+              open('$1').read())
 print(*(m.groups() if m else ('0', '0')))"
 }
 ratio() { $py -c "print(f'{$2 / $1:.3f}' if $1 > 0 else 0)"; }
 
 for op in allreduce allgather ring_allreduce; do
-  read -r between chained < <(times "$default" $op)
+  read -r between chained < <(times "$work/default" $op)
   r=$(ratio "$between" "$chained")
   check "128 KiB: $op back to back over between barriers, $chained / $between ms = $r > 1.25" \
     $py -c "import sys; sys.exit(0 if $r > 1.25 else 1)"
-  read -r between chained < <(times "$small" $op)
+  read -r between chained < <(times "$work/small" $op)
   r=$(ratio "$between" "$chained")
   check "8 KiB: $op back to back over between barriers, $chained / $between ms = $r within 10%" \
     $py -c "import sys; sys.exit(0 if 0.9 <= $r <= 1.1 else 1)"
