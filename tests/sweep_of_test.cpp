@@ -1,5 +1,6 @@
 // The time the model prices a sweep's operations at (report/predict/model_inputs.h, priced_s):
-// Gloo's chained, MPI's between barriers; older sweeps without the chained time, as measured;
+// Gloo's chained (after a rest, up to the links' token bucket, where each rank has a core of its
+// own), MPI's between barriers; older sweeps without the chained time, as measured;
 // between two swept sizes, Open MPI's reduce and broadcast as many messages as its rules choose;
 // each size the mean over the sweep's repetitions; reduce_broadcast by its sweep whole, or by its
 // parts' where a record has none.
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "report/predict/model_inputs.h"
 #include "report/read/results.h"
@@ -75,6 +77,42 @@ TEST(SweepOf, OpenMpisReduceBetweenSweptSizesTakesItsOwnAlgorithmsMessages) {
   EXPECT_LT(reduce.time(tensor), 0.8 * straight);
   // Gloo's: straight lines between its times.
   EXPECT_FALSE(sweep_of(s, "allreduce", "gloo", 4).messages);
+}
+
+// Gloo on 2 hosts of a 2-core machine, a core each: up to the links' 31 KB token bucket, each
+// size as swept after a rest; beyond it, chained. On 8 hosts (4 ranks a core), chained.
+TEST(SweepOf, GlooWithACoreEachAsSweptAfterARestUpToTheBucket) {
+  const Results results = load_results(
+      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-frag8k"});
+  const SystemResults& s = results.systems.at(0);
+  const auto mean = [](const std::vector<CollectiveRun>& runs, int ranks, int64_t bytes,
+                       bool chained) {
+    double sum = 0;
+    int count = 0;
+    for (const CollectiveRun& c : runs) {
+      if (c.op == "allreduce" && c.backend == "gloo" && c.ranks == ranks && c.bytes == bytes) {
+        sum += chained ? c.chained_s : c.time_s;
+        ++count;
+      }
+    }
+    EXPECT_GT(count, 0) << ranks << " ranks, " << bytes << " B";
+    return sum / count;
+  };
+  const model::MeasuredCost two = sweep_of(s, "allreduce", "gloo", 2);
+  const model::MeasuredCost eight = sweep_of(s, "allreduce", "gloo", 8);
+  EXPECT_DOUBLE_EQ(two.time(1024), mean(s.rested, 2, 1024, false));
+  EXPECT_DOUBLE_EQ(two.time(16384), mean(s.rested, 2, 16384, false));
+  EXPECT_DOUBLE_EQ(two.time(65536), mean(s.collectives, 2, 65536, true));
+  EXPECT_DOUBLE_EQ(two.time(192000), mean(s.collectives, 2, 192000, true));
+  EXPECT_DOUBLE_EQ(eight.time(1024), mean(s.collectives, 8, 1024, true));
+  // Each rank a core: what the system says, by ranks per machine.
+  CollectiveRun on_one = s.rested.at(0);
+  on_one.ranks = 2, on_one.machines = 1;
+  EXPECT_TRUE(core_each(s, on_one));
+  on_one.ranks = 4;
+  EXPECT_FALSE(core_each(s, on_one));
+  on_one.machines = 2;
+  EXPECT_TRUE(core_each(s, on_one));
 }
 
 TEST(SweepOf, EachSizeTheMeanOverItsRepetitions) {

@@ -53,13 +53,37 @@ double priced_s(const CollectiveRun& c) {
   return c.backend == "gloo" && c.chained_s > 0 ? c.chained_s : c.time_s;
 }
 
+bool core_each(const SystemResults& s, const CollectiveRun& c) {
+  const int cores = s.system.value("cores", 0);
+  const int machines = std::max(1, c.machines);
+  return cores > 0 && (c.ranks + machines - 1) / machines <= cores;
+}
+
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
                              const std::string& backend, int ranks, int machines, int hosts) {
-  // Each size's time, the mean over the sweep's repetitions.
+  const auto of_this = [&](const CollectiveRun& c) {
+    return c.op == op && c.backend == backend && c.ranks == ranks &&
+           (machines == 0 || c.machines == machines) && on_hosts(c, hosts);
+  };
+  // Each size's time, the mean over the sweep's repetitions: Gloo's where each rank has a core
+  // of its own after a rest, where a rested sweep measured the size; else as priced_s reads it.
   std::map<double, std::pair<double, int>> by_size;
+  if (backend == "gloo") {
+    const double burst = bucket_between_hosts(s);
+    for (const auto& c : s.rested) {
+      if (!of_this(c) || !core_each(s, c) || (burst > 0 && c.bytes > burst)) continue;
+      auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
+      sum += c.time_s;
+      ++count;
+    }
+  }
+  const std::set<double> rested = [&] {
+    std::set<double> sizes;
+    for (const auto& [bytes, times] : by_size) sizes.insert(bytes);
+    return sizes;
+  }();
   for (const auto& c : s.collectives) {
-    if (c.op == op && c.backend == backend && c.ranks == ranks &&
-        (machines == 0 || c.machines == machines) && on_hosts(c, hosts)) {
+    if (of_this(c) && rested.count(static_cast<double>(c.bytes)) == 0) {
       auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
       sum += priced_s(c);
       ++count;

@@ -448,6 +448,9 @@ std::string prediction_text(const SystemResults& s) {
     text += fmt::format("  link efficiency: {}\n", link_efficiency_text(e));
   }
   for (const auto& r : rested_sweeps(s)) text += fmt::format("  {}\n", rested_sweeps_text(r));
+  if (const std::string gloo = gloo_pricing_text(s); !gloo.empty()) {
+    text += fmt::format("  {}\n", gloo);
+  }
   if (p.rows.empty()) return text + "  no experiment could be predicted\n";
   text += rows_text(p);
   for (const auto& r : p.rows) {

@@ -1,10 +1,14 @@
 #include "report/predict/rested_sweeps.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
+
+#include "report/predict/model_inputs.h"
 
 namespace dtbench {
 namespace {
@@ -68,6 +72,28 @@ std::string rested_sweeps_text(const RestedSweeps& r) {
     text += ")";
     sep = "; ";
   }
+  return text;
+}
+
+std::string gloo_pricing_text(const SystemResults& s) {
+  std::set<int> rested, chained;
+  for (const CollectiveRun& c : s.rested) {
+    if (c.backend == "gloo" && core_each(s, c)) rested.insert(c.ranks);
+  }
+  for (const CollectiveRun& c : s.collectives) {
+    if (c.backend == "gloo" && c.chained_s > 0 && rested.count(c.ranks) == 0) {
+      chained.insert(c.ranks);
+    }
+  }
+  if (rested.empty()) return "";
+  const double burst = bucket_between_hosts(s);
+  std::string text = fmt::format(
+      "Gloo's operations on {} ranks (a core each) as swept after a rest", fmt::join(rested, ", "));
+  if (burst > 0) {
+    text +=
+        fmt::format(" up to the links' token bucket of {:.0f} KB (chained beyond)", burst / 1e3);
+  }
+  if (!chained.empty()) text += fmt::format("; on {} ranks chained", fmt::join(chained, ", "));
   return text;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // What a rest before each operation changes in a sweep (bench_collectives --rest-ms): per
 // backend and ranks, each collective swept after the rest at the models' own sizes, against the
-// same operation between barriers and chained, as the model reads the sweeps (it prices none by
-// the rested time: inside training, a step's first large call finds the rested links only some
-// of the time, docs/model.md).
+// same operation between barriers and chained, as the model reads the sweeps (MPI's and Gloo's
+// beyond the links' token bucket it prices by their times between barriers or chained: inside
+// training, a step's first large call finds the rested links only some of the time; Gloo's where
+// each rank has a core of its own, up to the bucket, after the rest: docs/model.md).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,5 +30,10 @@ std::vector<RestedSweeps> rested_sweeps(const SystemResults& s);
 // "after 3 ms of rest, mpi on 2 ranks at LeNet-5's 192000 B: allreduce 14.65 ms (21.41 between
 // barriers, 26.95 chained), ..."
 std::string rested_sweeps_text(const RestedSweeps& r);
+
+// Which of Gloo's sweeps prices its operations, by rank count (sweep_of): "Gloo's operations on
+// 2 ranks (a core each) as swept after a rest up to the links' token bucket of 31 KB; on 4, 8
+// ranks chained". Empty where no rank count is priced after a rest.
+std::string gloo_pricing_text(const SystemResults& s);
 
 }  // namespace dtbench
