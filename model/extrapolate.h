@@ -53,7 +53,8 @@ struct FittedLink {
 // The link under which `time` matches what was measured on several rank counts, as Hockney's
 // parameters are measured: the latency per step, and its growth with the share, from the
 // smallest messages (`small`: least squares on relative errors; a term that comes out
-// negative is left out and the rest refitted; with one share among them, no growth); then the
+// negative is left out and the rest refitted, but sleeping ranks' growth may be negative where
+// the latency past share 1 stays positive; with one share among them, no growth); then the
 // rate from the sizes that matter (`sent`: least squares on seconds, or on relative errors so
 // that every size counts alike, with the latency fitted and the link's token bucket of
 // burst_bytes, 0 for none), the latency's growth as `waits` has it. found = false without a

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -209,11 +210,12 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
   for (const auto& call : calls) ops.push_back(call.op);
   out.source = fmt::format(
       "{}/{}: its formula fitted to the {} sweeps of {} on {} ranks: latency {:.1f} us per "
-      "step and {:.1f} us more {}, from messages of {:g} to {:g} B; rate "
+      "step and {:.1f} us {} {}, from messages of {:g} to {:g} B; rate "
       "{:.2f} MB/s at {}{}{}",
       c.sync, c.backend, c.backend == "mpi" ? "MPI" : "Gloo",
       per_tensor ? fmt::format("{}", fmt::join(ops, " + ")) : ring, fmt::join(used, ", "),
-      out.fitted.link.latency_s * 1e6, out.fitted.latency_per_share_s * 1e6,
+      out.fitted.link.latency_s * 1e6, std::abs(out.fitted.latency_per_share_s) * 1e6,
+      out.fitted.latency_per_share_s < 0 ? "less" : "more",
       waits == model::Waits::spin
           ? "for each rank more on a core (its waiting ranks spin)"
           : "once the ranks outnumber the cores, however many more (its waiting ranks sleep)",
