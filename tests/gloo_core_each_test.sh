@@ -12,6 +12,8 @@ dtbench=$1
 shift
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
+# closer T A B: T is nearer A than B.
+closer() { $py -c "import sys; t, a, b = map(float, sys.argv[1:]); sys.exit(0 if abs(t - a) < abs(t - b) else 1)" "$@"; }
 
 for results in "$@"; do
   name=$(basename "$results")
@@ -38,7 +40,6 @@ print(f"{statistics.fmean(train) if train else float('nan'):.3f} {swept('rested'
 PY
     )
     echo "$name, $ranks ranks: LeNet-5's tensors up to 16 KiB: training $train ms, rested sweep $rested ms, chained $chained ms"
-    closer() { $py -c "import sys; t, a, b = map(float, sys.argv[1:]); sys.exit(0 if abs(t - a) < abs(t - b) else 1)" "$@"; }
     if [ "$ranks" = 2 ]; then
       check "$name: on 2 ranks training is closer to the rested sweep" closer "$train" "$rested" "$chained"
     else

@@ -59,36 +59,34 @@ bool core_each(const SystemResults& s, const CollectiveRun& c) {
   return cores > 0 && (c.ranks + machines - 1) / machines <= cores;
 }
 
+bool priced_after_rest(const SystemResults& s, const CollectiveRun& rested) {
+  return rested.backend == "gloo" && core_each(s, rested);
+}
+
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
                              const std::string& backend, int ranks, int machines, int hosts) {
   const auto of_this = [&](const CollectiveRun& c) {
     return c.op == op && c.backend == backend && c.ranks == ranks &&
            (machines == 0 || c.machines == machines) && on_hosts(c, hosts);
   };
-  // Each size's time, the mean over the sweep's repetitions: Gloo's where each rank has a core
-  // of its own after a rest, where a rested sweep measured the size; else as priced_s reads it.
-  std::map<double, std::pair<double, int>> by_size;
-  if (backend == "gloo") {
-    const double burst = bucket_between_hosts(s);
-    for (const auto& c : s.rested) {
-      if (!of_this(c) || !core_each(s, c) || (burst > 0 && c.bytes > burst)) continue;
-      auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
-      sum += c.time_s;
-      ++count;
-    }
-  }
-  const std::set<double> rested = [&] {
-    std::set<double> sizes;
-    for (const auto& [bytes, times] : by_size) sizes.insert(bytes);
-    return sizes;
-  }();
+  // Each size's time, the mean over the sweep's repetitions, as priced_s reads them; but where
+  // priced_after_rest, up to the links' token bucket, the rested sweep's where it measured the
+  // size.
+  std::map<double, std::pair<double, int>> by_size, after_rest;
   for (const auto& c : s.collectives) {
-    if (of_this(c) && rested.count(static_cast<double>(c.bytes)) == 0) {
-      auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
-      sum += priced_s(c);
-      ++count;
-    }
+    if (!of_this(c)) continue;
+    auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
+    sum += priced_s(c);
+    ++count;
   }
+  const double burst = bucket_between_hosts(s);
+  for (const auto& c : s.rested) {
+    if (!of_this(c) || !priced_after_rest(s, c) || (burst > 0 && c.bytes > burst)) continue;
+    auto& [sum, count] = after_rest[static_cast<double>(c.bytes)];
+    sum += c.time_s;
+    ++count;
+  }
+  for (const auto& [bytes, times] : after_rest) by_size[bytes] = times;
   model::MeasuredCost m;
   for (const auto& [bytes, times] : by_size) {
     m.bytes.push_back(bytes);

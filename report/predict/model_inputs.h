@@ -39,13 +39,17 @@ double priced_s(const CollectiveRun& c);
 // least its ranks per machine).
 bool core_each(const SystemResults& s, const CollectiveRun& c);
 
+// Whether a rested sweep's operations price their sizes (sweep_of): Gloo's, where each rank has a
+// core of its own.
+bool priced_after_rest(const SystemResults& s, const CollectiveRun& rested);
+
 // One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
 // machines or hosts > 0, on that many machines or hosts), by size, as priced_s reads them; but
-// Gloo's where each rank has a core of its own (core_each), up to the links' token bucket, as
-// swept after a rest, where a rested sweep measured the size: a rank waiting in Gloo lets its
-// core idle, and every operation pays the core's wake-up as after a rest (on 2 hosts of a 2-core
-// VM, extrapolation-netns-8-100mbit-epyc-vm-frag8k, LeNet-5's tensors up to 16 KiB took 2.83 ms
-// in training, 2.56 swept after 3 ms of rest, 1.45 chained; on 8 hosts 15.2, 18.0, 14.7).
+// Gloo's where each rank has a core of its own (priced_after_rest), up to the links' token
+// bucket, as swept after a rest, where a rested sweep measured the size: a rank waiting in Gloo
+// lets its core idle, and every operation pays the core's wake-up as after a rest (on 2 hosts of a
+// 2-core VM, extrapolation-netns-8-100mbit-epyc-vm-frag8k, LeNet-5's tensors up to 16 KiB took 2.83
+// ms in training, 2.56 swept after 3 ms of rest, 1.45 chained; on 8 hosts 15.2, 18.0, 14.7).
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
                              const std::string& backend, int ranks, int machines = 0,
                              int hosts = 0);

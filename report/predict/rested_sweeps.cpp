@@ -78,7 +78,7 @@ std::string rested_sweeps_text(const RestedSweeps& r) {
 std::string gloo_pricing_text(const SystemResults& s) {
   std::set<int> rested, chained;
   for (const CollectiveRun& c : s.rested) {
-    if (c.backend == "gloo" && core_each(s, c)) rested.insert(c.ranks);
+    if (priced_after_rest(s, c)) rested.insert(c.ranks);
   }
   for (const CollectiveRun& c : s.collectives) {
     if (c.backend == "gloo" && c.chained_s > 0 && rested.count(c.ranks) == 0) {
