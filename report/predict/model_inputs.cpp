@@ -112,16 +112,23 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
 namespace {
 
 // A ring's sweep read through a link with a token bucket (model::Link): the latency per step
-// from its smallest messages (64 to 256 B, under any bucket), the rate from 4 KiB up by least
-// squares on relative errors, every size counting alike (model::fit_link_across on one rank
-// count). Not found without both.
-model::FittedLink fitted_through_bucket(const model::MeasuredCost& sweep, int ranks, double burst) {
-  std::vector<model::SweepPoint> small, sent;
+// from its smallest messages (64 to 256 B, under any bucket), the rate by least squares on
+// relative errors, every size counting alike (model::fit_link_across on one rank count), from the
+// sizes whose bytes through each link, a ring's 2(n-1)/n S, are more than the bucket holds: under
+// it the bucket, which the operations before refilled, sets a chained operation's time, not the
+// rate (the formula credits a step only what refills during its latency). With fewer than two
+// such sizes, from 4 KiB up. Not found without both. rate_sizes: how many sizes gave the rate.
+model::FittedLink fitted_through_bucket(const model::MeasuredCost& sweep, int ranks, double burst,
+                                        size_t& rate_sizes) {
+  std::vector<model::SweepPoint> small, sent, past_bucket;
   for (size_t i = 0; i < sweep.bytes.size(); ++i) {
     const model::SweepPoint p{ranks, sweep.bytes[i], sweep.seconds[i], 1};
     if (p.bytes >= 64 && p.bytes <= 256) small.push_back(p);
     if (p.bytes >= 4096) sent.push_back(p);
+    if (2.0 * (ranks - 1) / ranks * p.bytes > burst) past_bucket.push_back(p);
   }
+  if (past_bucket.size() >= 2) sent.swap(past_bucket);
+  rate_sizes = sent.size();
   if (small.empty() || sent.size() < 2) return {};
   return model::fit_link_across(small, sent, model::ring_allreduce_s, burst, /*relative=*/true);
 }
@@ -150,14 +157,16 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
     const std::string swept = fmt::format(
         "fitted to the {} {} sweep on {} ranks{}{} ({} sizes)", backend, op, ranks,
         machines == 1 ? " of one machine" : "", hosts > 1 ? ", one per host" : "", bytes.size());
+    size_t rate_sizes = 0;
     const model::FittedLink through =
-        burst > 0 ? fitted_through_bucket(sweep, ranks, burst) : model::FittedLink{};
+        burst > 0 ? fitted_through_bucket(sweep, ranks, burst, rate_sizes) : model::FittedLink{};
     if (through.found) {
       e.link = through.link;
       e.found = true;
-      e.source =
-          fmt::format("{} through the links' token bucket of {:.0f} KB, its latency from 64-256 B",
-                      swept, burst / 1e3);
+      e.source = fmt::format(
+          "{} through the links' token bucket of {:.0f} KB, its latency from 64-256 B, its rate "
+          "from the {} sizes past the bucket",
+          swept, burst / 1e3, rate_sizes);
       continue;
     }
     model::Line line = model::fit_line_relative(bytes, seconds);
