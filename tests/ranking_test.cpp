@@ -59,6 +59,19 @@ TEST(Ranking, MeasurementsWithinTheNoiseAreTiedNotSwapped) {
   EXPECT_EQ(rank_agreement({1, 2, 3, 4}, {1.8219, 1.8218, 3, 4}, kNoNoise).discordant, 1);
 }
 
+TEST(Ranking, OnlyComparablePairsAreOrdered) {
+  // Two workloads, items {0, 1} and {2, 3}: the model swaps 1 and 2, which belong to neither
+  // workload's pairs; within each the order holds: 2 pairs, both alike.
+  const auto same_workload = [](size_t i, size_t j) { return i / 2 == j / 2; };
+  const RankAgreement a = rank_agreement({1, 2, 3, 4}, {1, 3, 2.5, 4}, kNoNoise, same_workload);
+  EXPECT_EQ(a.pairs, 2);
+  EXPECT_EQ(a.concordant, 2);
+  EXPECT_TRUE(a.preserved());
+  EXPECT_DOUBLE_EQ(a.tau_b, 1.0);
+  // Every pair comparable: that swap counts.
+  EXPECT_EQ(rank_agreement({1, 2, 3, 4}, {1, 3, 2.5, 4}, kNoNoise).discordant, 1);
+}
+
 TEST(Ranking, AllTiedHasNoTau) {
   const RankAgreement a = rank_agreement({1, 2}, {1, 2}, [](size_t, size_t) { return true; });
   EXPECT_TRUE(std::isnan(a.tau_b));

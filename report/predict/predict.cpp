@@ -47,6 +47,15 @@ size_t worst_index(const Phases& measured, const Phases& predicted) {
   return worst;
 }
 
+// What a run trains and on what, apart from the method that synchronises it: two runs alike in
+// it are two methods for one job, whose order a user asks the model for.
+std::string workload_of(const PredictedExperiment& r) {
+  if (r.run == nullptr) return "";
+  const TrainConfig& c = r.run->record.config;
+  return fmt::format("{} {} {} {} {} {} {} {} {}", c.model, c.dataset, c.world_size, c.global_batch,
+                     c.threads, c.slow_rank, c.slow_ms, c.malloc_setting, r.run->bottleneck_rate);
+}
+
 Phases measured_of(const std::vector<const TrainRun*>& reps) {
   Phases m;
   auto slots = phases_of(m);
@@ -303,10 +312,13 @@ ModelAccuracy accuracy_of(const Prediction& p) {
     measured.push_back(r.measured_s);
     predicted.push_back(r.predicted.total_s());
   }
-  a.ranking = rank_agreement(measured, predicted, [&](size_t i, size_t j) {
-    const auto &x = p.rows[i], &y = p.rows[j];
-    return !(x.high_s < y.low_s || y.high_s < x.low_s);
-  });
+  a.ranking = rank_agreement(
+      measured, predicted,
+      [&](size_t i, size_t j) {
+        const auto &x = p.rows[i], &y = p.rows[j];
+        return !(x.high_s < y.low_s || y.high_s < x.low_s);
+      },
+      [&](size_t i, size_t j) { return workload_of(p.rows[i]) == workload_of(p.rows[j]); });
   for (const auto& [i, j] : a.ranking.swapped) {
     const double pi = predicted[i], pj = predicted[j];
     if (std::abs(pi - pj) <= ModelAccuracy::kClose * std::min(pi, pj)) {
@@ -415,9 +427,10 @@ std::string ranking_sentence(const Prediction& p, const ModelAccuracy& a) {
     swapped.push_back(fmt::format("{} and {}", p.rows[i].label, p.rows[j].label));
   }
   return fmt::format(
-      "Kendall's tau-b between the measured and the predicted order {:.2f}, {} of {} pairs "
-      "within each other's noise counted as tied: {}",
-      k.tau_b, k.tied_measured, k.pairs,
+      "Kendall's tau-b between the measured and the predicted order {:.2f}, over the {} pairs "
+      "of methods that ran one workload (model, ranks, batch), {} within each other's noise "
+      "counted as tied: {}",
+      k.tau_b, k.pairs, k.tied_measured,
       k.preserved() ? "the measured order is the predicted one"
                     : fmt::format("the model orders {} the other way{}", fmt::join(swapped, "; "),
                                   a.swapped_close > 0 ? " (" + swapped_text(a) + ")" : ""));

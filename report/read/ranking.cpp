@@ -16,12 +16,14 @@ bool predicted_equal(double a, double b) {
 
 RankAgreement rank_agreement(const std::vector<double>& measured,
                              const std::vector<double>& predicted,
-                             const std::function<bool(size_t, size_t)>& tied) {
+                             const std::function<bool(size_t, size_t)>& tied,
+                             const std::function<bool(size_t, size_t)>& comparable) {
   RankAgreement a;
   const size_t n = measured.size();
   a.items = static_cast<int>(n);
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = i + 1; j < n; ++j) {
+      if (comparable && !comparable(i, j)) continue;
       ++a.pairs;
       const bool m_tied = tied(i, j) || measured[i] == measured[j];
       const bool p_tied = predicted_equal(predicted[i], predicted[j]);

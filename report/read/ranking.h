@@ -12,7 +12,7 @@ namespace dtbench {
 
 struct RankAgreement {
   int items = 0;
-  int pairs = 0;                                   // items * (items - 1) / 2
+  int pairs = 0;                                   // the comparable pairs of items
   int concordant = 0;                              // ordered alike by both
   int discordant = 0;                              // ordered the other way by the prediction
   int tied_measured = 0;                           // within each other's noise
@@ -24,8 +24,11 @@ struct RankAgreement {
 
 // measured[i] and predicted[i] are item i's times in seconds; tied(i, j) says whether the
 // measurements of i and j are within each other's noise. Predictions equal to 0.1 ms are tied.
+// comparable(i, j): whether i and j are a pair to order at all (predict: two methods on one
+// workload); empty, every pair is.
 RankAgreement rank_agreement(const std::vector<double>& measured,
                              const std::vector<double>& predicted,
-                             const std::function<bool(size_t, size_t)>& tied);
+                             const std::function<bool(size_t, size_t)>& tied,
+                             const std::function<bool(size_t, size_t)>& comparable = {});
 
 }  // namespace dtbench
