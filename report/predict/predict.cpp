@@ -301,6 +301,7 @@ std::string overlap_text(const Prediction& p) {
 ModelAccuracy accuracy_of(const Prediction& p) {
   ModelAccuracy a;
   std::vector<double> measured, predicted;
+  std::vector<std::string> workload;
   for (const auto& r : p.rows) {
     const double e = std::abs(r.error());
     ++a.experiments;
@@ -311,6 +312,7 @@ ModelAccuracy accuracy_of(const Prediction& p) {
     }
     measured.push_back(r.measured_s);
     predicted.push_back(r.predicted.total_s());
+    workload.push_back(workload_of(r));
   }
   a.ranking = rank_agreement(
       measured, predicted,
@@ -318,7 +320,7 @@ ModelAccuracy accuracy_of(const Prediction& p) {
         const auto &x = p.rows[i], &y = p.rows[j];
         return !(x.high_s < y.low_s || y.high_s < x.low_s);
       },
-      [&](size_t i, size_t j) { return workload_of(p.rows[i]) == workload_of(p.rows[j]); });
+      [&](size_t i, size_t j) { return workload[i] == workload[j]; });
   for (const auto& [i, j] : a.ranking.swapped) {
     const double pi = predicted[i], pj = predicted[j];
     if (std::abs(pi - pj) <= ModelAccuracy::kClose * std::min(pi, pj)) {
