@@ -32,6 +32,11 @@ struct Link {
 // busiest link.
 // Ring allreduce: 2(n-1) steps of S/n: 2(n-1) a + 2(n-1)/n S/B.
 double ring_allreduce_s(int n, double bytes, const Link& link);
+// What a ring allreduce of S bytes puts through each rank's link, each way: 2(n-1)/n S (the
+// factor from algorithm bandwidth to bus bandwidth).
+inline double ring_link_bytes(int n, double bytes) {
+  return 2.0 * (n - 1) / n * bytes;
+}
 // Gather to rank 0, then scatter from it: rank 0's link receives, then sends, (n-1) S:
 // 2 a + 2 (n-1) S/B.
 double gather_scatter_s(int n, double bytes, const Link& link);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/network_spec.h"
+#include "model/cost_model.h"
 #include "report/predict/model_inputs.h"
 #include "report/read/table.h"
 #include "stats/stats.h"
@@ -16,7 +17,7 @@ namespace {
 // The allreduce's bus bandwidth at b bytes on n ranks, from the sweep's time there.
 double busbw_at(const model::MeasuredCost& sweep, double b, int n) {
   const double t = sweep.time(b);
-  return t > 0 ? 2.0 * (n - 1) / n * b / t : 0;
+  return t > 0 ? model::ring_link_bytes(n, b) / t : 0;
 }
 
 }  // namespace

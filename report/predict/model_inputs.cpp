@@ -16,6 +16,7 @@
 #include "catalogue/methods.h"
 #include "common/links.h"
 #include "common/network_spec.h"
+#include "model/cost_model.h"
 #include "model/extrapolate.h"
 #include "model/openmpi_tuned.h"
 #include "model/parameter_shapes.h"
@@ -125,7 +126,7 @@ model::FittedLink fitted_through_bucket(const model::MeasuredCost& sweep, int ra
     const model::SweepPoint p{ranks, sweep.bytes[i], sweep.seconds[i], 1};
     if (p.bytes >= 64 && p.bytes <= 256) small.push_back(p);
     if (p.bytes >= 4096) sent.push_back(p);
-    if (2.0 * (ranks - 1) / ranks * p.bytes > burst) past_bucket.push_back(p);
+    if (model::ring_link_bytes(ranks, p.bytes) > burst) past_bucket.push_back(p);
   }
   if (past_bucket.size() >= 2) sent.swap(past_bucket);
   rate_sizes = sent.size();
