@@ -31,6 +31,9 @@ const std::string kBucketBest =
     DTBENCH_SOURCE_DIR "/results/reference/bucket-best-netns-4-1gbit-xeon-vm";
 // One with blocking LeNet-5 runs over MPI and over Gloo.
 const std::string kStudy = DTBENCH_SOURCE_DIR "/results/reference/study-netns-4-1gbit-xeon-vm";
+// LeNet-5 over MPI and Gloo on 2, 4 and 8 of the emulated cluster's hosts, on a 2-core machine.
+const std::string kFrag8k =
+    DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-frag8k";
 
 const TrainRun& run_of(const SystemResults& s, const std::string& sync, double bucket_mb) {
   for (const TrainRun& r : s.runs) {
@@ -174,6 +177,56 @@ TEST(ModelInputs, TheSlowestRanksExcessComesFromTheBlockingRunsOverItsBackend) {
   // Here Gloo's ranks drift further apart than MPI's.
   EXPECT_GT(compute_of(s, "lenet5", 64, 4, "gloo").profile.slowest_excess_s,
             compute_of(s, "lenet5", 64, 4, "mpi").profile.slowest_excess_s);
+}
+
+TEST(ModelInputs, WhereRanksLeaveCoresIdleEachBackendComputesAtItsOwnPace) {
+  const Results results = load_results({kFrag8k});
+  const SystemResults& s = results.systems.at(0);
+  // Per rank count and backend, the forward of every run that does not overlap a stale sum; one
+  // blocking run of each.
+  std::map<int, std::map<std::string, std::vector<double>>> forward;
+  std::map<int, std::map<std::string, const TrainRun*>> blocking;
+  for (const TrainRun& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind != "train" || c.model != "lenet5" || c.sync_options.mode == SyncMode::stale) {
+      continue;
+    }
+    const int n = static_cast<int>(c.world_size);
+    forward[n][c.backend].push_back(report::phase_mean(r, 1));
+    if (c.sync_options.mode == SyncMode::blocking) blocking[n][c.backend] = &r;
+  }
+  const auto every = [&](int n) {
+    std::vector<double> all = forward[n]["mpi"];
+    all.insert(all.end(), forward[n]["gloo"].begin(), forward[n]["gloo"].end());
+    return summarize(all).median;
+  };
+  // 2 ranks on the machine's 2 cores: each backend's own runs set the pace of its runs, and
+  // Gloo's ranks, which sleep through their waits, computed slower here than MPI's, which poll.
+  for (const std::string backend : {"mpi", "gloo"}) {
+    const std::vector<double>& own = forward[2][backend];
+    ASSERT_GE(own.size(), 3U) << backend;
+    ASSERT_NE(blocking[2][backend], nullptr) << backend;
+    EXPECT_TRUE(waits_idle_cores(s, *blocking[2][backend]));
+    const MeasuredCompute m = profile_for(s, *blocking[2][backend]);
+    ASSERT_TRUE(m.found) << m.source;
+    EXPECT_NEAR(m.profile.forward_s, summarize(own).median, 1e-12) << backend;
+    EXPECT_NE(m.source.find(fmt::format("the {} runs' forward over {}", own.size(), backend)),
+              std::string::npos)
+        << m.source;
+    // Not paced by its backend: every run's pace.
+    EXPECT_NEAR(compute_of(s, "lenet5", 64, 2, backend).profile.forward_s, every(2), 1e-12);
+  }
+  EXPECT_GT(profile_for(s, *blocking[2]["gloo"]).profile.forward_s,
+            1.05 * profile_for(s, *blocking[2]["mpi"]).profile.forward_s);
+  // 4 ranks on those 2 cores: a waiting rank's core goes to another's compute; one pace for both.
+  for (const std::string backend : {"mpi", "gloo"}) {
+    ASSERT_NE(blocking[4][backend], nullptr) << backend;
+    EXPECT_FALSE(waits_idle_cores(s, *blocking[4][backend]));
+    const MeasuredCompute m = profile_for(s, *blocking[4][backend]);
+    ASSERT_TRUE(m.found) << m.source;
+    EXPECT_NEAR(m.profile.forward_s, every(4), 1e-12) << backend;
+    EXPECT_EQ(m.source.find("forward over"), std::string::npos) << m.source;
+  }
 }
 
 }  // namespace

@@ -59,7 +59,10 @@ Inputs compute_for(const SystemResults& s, const TrainRun& run, const std::vecto
     const TrainRun* like = run_on(s, c.model, f);
     if (like == nullptr) continue;
     out.share[f] = core_share(*like);
-    const MeasuredCompute m = compute_of(s, c.model, c.global_batch, f, c.backend);
+    // At the pace the ranks predicted compute at: a count with cores idle while its ranks wait
+    // paces its own runs by their backend, not the counts above it.
+    const MeasuredCompute m =
+        compute_of(s, c.model, c.global_batch, f, c.backend, waits_idle_cores(s, run));
     if (!m.found) continue;
     at.push_back({out.share[f], static_cast<double>(c.global_batch) / f, m.profile});
     used.push_back(f);

@@ -448,20 +448,33 @@ double slowest_excess_s(const TrainRun& run, double phases_s) {
 
 }  // namespace
 
+bool waits_idle_cores(const SystemResults& s, const TrainRun& run) {
+  const auto& ranks = run.record.ranks;
+  if (ranks.empty() || ranks[0].usage.cores < 1) return false;
+  std::set<std::string> hosts;
+  for (const auto& rank : ranks) hosts.insert(rank.host);
+  const size_t machines = s.system.value("emulated_cluster", false) ? 1 : hosts.size();
+  const auto threads =
+      static_cast<int64_t>(ranks.size() / machines) * std::max(1, run.record.threads);
+  return threads <= ranks[0].usage.cores;
+}
+
 // The compute of runs like r (model, batch, ranks) that do not overlap: blocking mode, no
 // slowed rank, no bottleneck, an exact method (local SGD, blocking by default, lets its ranks
 // drift apart between averagings). Median over them of each phase; ready times from their
 // traces.
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r) {
   const TrainConfig& c = r.record.config;
-  return compute_of(s, c.model, c.global_batch, c.world_size, c.backend);
+  return compute_of(s, c.model, c.global_batch, c.world_size, c.backend, waits_idle_cores(s, r));
 }
 
 MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int64_t batch,
-                           int ranks, const std::string& backend) {
+                           int ranks, const std::string& backend, bool paced_by_backend) {
   MeasuredCompute e;
   std::array<std::vector<double>, kPhaseCount> phase;
-  std::vector<double> spread, forward_everywhere;
+  std::vector<double> spread;
+  // Every run's forward: [any backend, over `backend`].
+  std::array<std::vector<double>, 2> forward_everywhere;
   // The slowest rank's excess in the blocking runs whose ranks synchronise every iteration (not
   // `none`, whose ranks drift apart): [any backend, over `backend`].
   std::array<std::vector<double>, 2> excess;
@@ -476,7 +489,8 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
     // Forward is the same computation whatever the method, wherever no communication runs
     // beside it (all but stale mode): every such run measures the machine's pace.
     if (c.sync_options.mode != SyncMode::stale) {
-      forward_everywhere.push_back(report::phase_mean(other, 1));
+      forward_everywhere[0].push_back(report::phase_mean(other, 1));
+      if (c.backend == backend) forward_everywhere[1].push_back(forward_everywhere[0].back());
     }
     if (c.sync_options.mode != SyncMode::blocking || is_lossy(c.sync)) continue;
     ++runs;
@@ -498,10 +512,12 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
   }
   model::ComputeProfile& p = e.profile;
   // The blocking runs' compute at the pace of every run's forward: a few blocking runs (a
-  // study's one) may have met the machine slower or faster than the rest.
+  // study's one) may have met the machine slower or faster than the rest. Paced by the backend,
+  // at the pace of the runs over it (waits_idle_cores).
   const double blocking_forward = summarize(phase[1]).median;
-  const double pace =
-      blocking_forward > 0 ? summarize(forward_everywhere).median / blocking_forward : 1;
+  const size_t paced_on = paced_by_backend && !forward_everywhere[1].empty() ? 1 : 0;
+  const std::vector<double>& paced = forward_everywhere[paced_on];
+  const double pace = blocking_forward > 0 ? summarize(paced).median / blocking_forward : 1;
   p.data_s = summarize(phase[0]).median;
   p.forward_s = pace * blocking_forward;
   p.backward_s = pace * summarize(phase[2]).median;
@@ -539,9 +555,10 @@ MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int
       "traces of the mean over iterations); the slowest rank's iteration is {:.4f} s longer than "
       "the ranks' mean ({})",
       model, ranks, batch, runs,
-      std::abs(pace - 1) < 5e-4 ? ""
-                                : fmt::format(" at the pace of the {} runs' forward ({:+.1f}%)",
-                                              forward_everywhere.size(), 100 * (pace - 1)),
+      std::abs(pace - 1) < 5e-4
+          ? ""
+          : fmt::format(" at the pace of the {} runs' forward{} ({:+.1f}%)", paced.size(),
+                        paced_on == 1 ? " over " + backend : "", 100 * (pace - 1)),
       p.forward_s, p.backward_s, p.optimizer_s, p.ready_s.size(), p.straggler_s, p.slowest_excess_s,
       excess_from);
   return e;

@@ -130,9 +130,21 @@ struct MeasuredCompute {
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model);
 // The compute of runs like r (model, batch, ranks) that do not overlap; the slowest rank's
 // excess (ComputeProfile::slowest_excess_s) from those over r's backend where there are any.
+// At the pace of every run's forward, or with paced_by_backend of the runs over `backend`
+// (where there are any): profile_for paces r's compute so where r's ranks leave cores idle
+// (waits_idle_cores).
 MeasuredCompute profile_for(const SystemResults& s, const TrainRun& r);
 MeasuredCompute compute_of(const SystemResults& s, const std::string& model, int64_t batch,
-                           int ranks, const std::string& backend = "");
+                           int ranks, const std::string& backend = "",
+                           bool paced_by_backend = false);
+
+// Whether a run's ranks leave a core of their machine idle while they wait: its compute threads
+// (its ranks on one machine, all of them on the emulated cluster, whose namespaces share the
+// machine's cores; times each rank's threads) no more than the machine's cores. There a rank
+// that sleeps through its wait (Gloo's) leaves its core to idle and computes slower after it
+// than one that polls (MPI's); where they are more, a waiting rank's core goes to another's
+// compute (docs/model.md).
+bool waits_idle_cores(const SystemResults& s, const TrainRun& run);
 
 // The compute for a run like c that overlaps its communication with backward: where the ranks
 // share cores, what communicates beside compute pulls them further apart than in the blocking
