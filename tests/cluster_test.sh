@@ -28,6 +28,20 @@ check "up: two namespaces" test "$(ip netns list | grep -c "^${prefix}n[01] ")" 
 check "up: shaped at 200 Mbit/s" grep -q "rate 200Mbit" "$work/up.out"
 "${up[@]}" >"$work/up2.out" 2>&1
 check "up again: idempotent (exit $?)" test "$(ip netns list | grep -c "^${prefix}n")" -eq 2
+# A namespace deleted while a process still holds it keeps its veth (as one that `down` just
+# deleted does until the kernel has torn it down): up makes the host's pair again.
+ip netns exec ${prefix}n1 sleep 300 &
+holder=$!
+held() { test -n "$(ip netns pids ${prefix}n1 2>/dev/null)"; }
+wait_until 10 held
+ip netns del ${prefix}n1
+"${up[@]}" >"$work/up3.out" 2>&1
+code=$?
+cat "$work/up3.out"
+check "up after a namespace went but its veth stayed: exit 0 ($code)" test $code -eq 0
+has_address() { ip -n ${prefix}n1 -o addr show dev eth0 | grep -q " 10.98.0.2/24 "; }
+check "up after it: the host has its link and address again (the jobs below cross it)" has_address
+kill $holder 2>/dev/null
 
 cat >"$work/matrix.json" <<'JSON'
 {"entries": [

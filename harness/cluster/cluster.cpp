@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/links.h"
+#include "common/poll.h"
 #include "common/process.h"
 
 namespace dtbench {
@@ -152,7 +153,14 @@ void cluster_up(const ClusterSpec& spec, bool ssh, bool slurm) {
     if (std::find(existing.begin(), existing.end(), ns) == existing.end()) {
       run_checked({"ip", "netns", "add", ns});
     }
-    if (!succeeds({"ip", "link", "show", "dev", veth})) {
+    // The pair, found by its end in the namespace. A namespace deleted before (by `down`, or
+    // by hand) keeps its veth until the kernel has torn it down, later when processes were
+    // killed in it, or never while one still holds it: that veth goes first.
+    if (!succeeds({"ip", "-n", ns, "link", "show", "dev", "eth0"})) {
+      const auto gone = [&] { return !succeeds({"ip", "link", "show", "dev", veth}); };
+      if (!gone()) succeeds({"ip", "link", "del", veth});
+      require(poll_until(gone, 30),
+              fmt::format("{} of an earlier {} is still there after 30 s", veth, ns));
       run_checked({"ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns});
     }
     run_checked({"ip", "link", "set", veth, "master", bridge, "up"});
