@@ -3,7 +3,8 @@
 # two namespaces on a bridge with 200 Mbit/s links, a 2-rank MPI job and a 2-rank Gloo job run
 # across them through `dtbench run`, the measured throughput is within 20% of the set rate
 # (also for a per-experiment 100 Mbit/s bottleneck, which is then undone), `up` again is
-# idempotent, and `down` removes everything. Own prefix and subnet: a user's cluster is untouched.
+# idempotent and remakes a host whose namespace went but left its veth behind, and `down`
+# removes everything. Own prefix and subnet: a user's cluster is untouched.
 #   usage: cluster_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
