@@ -40,7 +40,7 @@ ip netns del ${prefix}n1
 code=$?
 cat "$work/up3.out"
 check "up after a namespace went but its veth stayed: exit 0 ($code)" test $code -eq 0
-has_address() { ip -n ${prefix}n1 -o addr show dev eth0 | grep -q " 10.98.0.2/24 "; }
+has_address() { [[ "$(ip -n ${prefix}n1 -o addr show dev eth0)" == *" 10.98.0.2/24 "* ]]; }
 check "up after it: the host has its link and address again (the jobs below cross it)" has_address
 kill $holder 2>/dev/null
 
