@@ -85,7 +85,9 @@ check "profile undone after the experiment" test "$(grep -c 'rate 200Mbit' "$wor
 
 "$dtbench" cluster down --prefix $prefix
 check "down: no namespaces left" test -z "$(ip netns list | grep "^${prefix}")"
-check "down: no bridge or veth left" test -z "$(ip -o link show | grep "${prefix}")"
+# The kernel removes a deleted namespace's veth after it, later where processes ran in it.
+no_link_left() { test -z "$(ip -o link show | grep "${prefix}")"; }
+check "down: no bridge or veth left" wait_until 30 no_link_left
 "$dtbench" cluster status --prefix $prefix >"$work/status.out"
 check "status after down: down (exit $?)" grep -q "down" "$work/status.out"
 "$dtbench" run --hosts "$work/hosts" --matrix "$work/matrix.json" --data-dir "$work/data" \

@@ -36,11 +36,21 @@ submit() {  # submit: the job's id in $work/job.id (the controller may still be 
 }
 wait_until 60 submit
 check "submitted $(cat "$work/sbatch.err")" test -s "$work/job.id"
-rank_on_n2() { ip netns pids ${prefix}n2 | xargs -r ps -o comm= -p | grep -q dtbench-train; }
+# The output captured first, then searched: `| grep -q` under pipefail fails where grep leaves
+# before the writer has written everything (the writer gets SIGPIPE).
+rank_on_n2() {
+  local comms
+  comms=$(ip netns pids ${prefix}n2 | xargs -r ps -o comm= -p)
+  [[ $comms == *dtbench-train* ]]
+}
 check "the victim's rank runs on ${prefix}n2" wait_until 120 rank_on_n2
 sleep 2  # training, not starting
 ip netns pids ${prefix}n2 | xargs -r kill -9
-job_over() { ! squeue -h -j "$(cat "$work/job.id")" -t PENDING,RUNNING 2>/dev/null | grep -q .; }
+job_over() {  # no line for it pending or running (an id Slurm has forgotten prints none)
+  local queued
+  queued=$(squeue -h -j "$(cat "$work/job.id")" -t PENDING,RUNNING 2>/dev/null)
+  test -z "$queued"
+}
 check "the job ends" wait_until 180 job_over
 log=$(ls "$out"/slurm-*.out)
 cat "$log"
