@@ -16,6 +16,7 @@
 #include "comm/allgather_text.h"
 #include "comm/mpi_communicator.h"
 #include "comm/self_communicator.h"
+#include "common/allocator.h"
 #include "common/error.h"
 #include "compression_checks.h"
 #include "fixtures.h"
@@ -218,6 +219,7 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace dtbench::testing
 
 int main(int argc, char** argv) {
+  dtbench::keep_freed_memory();  // as dtbench-train runs (tensor_tests_main.cpp)
   ::testing::InitGoogleTest(&argc, argv);
   auto comm = dtbench::make_mpi_communicator();
   dtbench::testing::world = comm.get();

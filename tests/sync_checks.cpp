@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "comm/allgather_text.h"
 #include "common/rng.h"
@@ -24,14 +28,49 @@ Shapes vgg11_shapes() {
   return shapes;
 }
 
+namespace {
+
+float seeded_value(int r, int s, size_t i, int64_t e) {
+  const uint64_t bits = hash_keys(
+      {static_cast<uint64_t>(r), static_cast<uint64_t>(s), i, static_cast<uint64_t>(e)});
+  return static_cast<float>(static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0);
+}
+
+// What every rank should hold after step s: the sum (or mean) of the n ranks' seeded gradients,
+// in double. The same for every rank, so made once per process and kept for the ranks that ask
+// after it (Gloo's ranks are threads of one process; each would otherwise make all n ranks'
+// gradients again, n x n of them per step, which was most of a VGG-11 check's time).
+using Aggregates = std::vector<at::Tensor>;
+std::shared_ptr<const Aggregates> expected_aggregates(int n, int s, Aggregate aggregate,
+                                                      const Shapes& shapes) {
+  using Key = std::tuple<int, int, Aggregate, Shapes>;
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<const Aggregates>> made;
+  const std::lock_guard<std::mutex> lock(mutex);
+  Key key{n, s, aggregate, shapes};
+  if (auto found = made.find(key); found != made.end()) return found->second;
+  auto want = std::make_shared<Aggregates>();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    at::Tensor t = at::zeros(shapes[i], at::kDouble);
+    double* data = t.data_ptr<double>();
+    for (int64_t e = 0; e < t.numel(); ++e) {
+      for (int r = 0; r < n; ++r) data[e] += seeded_value(r, s, i, e);
+      if (aggregate == Aggregate::mean) data[e] /= n;
+    }
+    want->push_back(t);
+  }
+  // A step's ranks ask within the step's collectives, so two steps at most are asked for at once.
+  if (made.size() >= 2) made.clear();
+  made.emplace(std::move(key), want);
+  return want;
+}
+
+}  // namespace
+
 at::Tensor seeded_gradient(int r, int s, size_t i, const std::vector<int64_t>& shape) {
   at::Tensor g = at::empty(shape, at::kFloat);
   float* data = g.data_ptr<float>();
-  for (int64_t e = 0; e < g.numel(); ++e) {
-    uint64_t bits = hash_keys(
-        {static_cast<uint64_t>(r), static_cast<uint64_t>(s), i, static_cast<uint64_t>(e)});
-    data[e] = static_cast<float>(static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0);
-  }
+  for (int64_t e = 0; e < g.numel(); ++e) data[e] = seeded_value(r, s, i, e);
   return g;
 }
 
@@ -40,15 +79,14 @@ namespace {
 // max |got - want| / max |want| over every tensor.
 double relative_error(const std::vector<at::Tensor>& params, int n, int step, Aggregate aggregate,
                       const Shapes& shapes) {
+  const auto want = expected_aggregates(n, step, aggregate, shapes);
   double worst = 0, scale = 1e-30;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    at::Tensor want = at::zeros(shapes[i], at::kDouble);
-    for (int r = 0; r < n; ++r) want += seeded_gradient(r, step, i, shapes[i]).to(at::kDouble);
-    if (aggregate == Aggregate::mean) want /= n;
-    if (want.numel() == 0) continue;
+    const at::Tensor& w = (*want)[i];
+    if (w.numel() == 0) continue;
     at::Tensor got = params[i].grad().to(at::kDouble);
-    worst = std::max(worst, (got - want).abs().max().item<double>());
-    scale = std::max(scale, want.abs().max().item<double>());
+    worst = std::max(worst, (got - w).abs().max().item<double>());
+    scale = std::max(scale, w.abs().max().item<double>());
   }
   return worst / scale;
 }
