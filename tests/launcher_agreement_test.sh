@@ -51,7 +51,7 @@ for launcher in agent ssh; do
 done
 "$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$work/r-srun" \
   -o "$work/job.sh" -- "${guard[@]}" --launcher srun
-timeout 240 sbatch --wait "$work/job.sh" >"$work/sbatch.out" 2>&1
+slurm_run "$work/job.sh" 240 >"$work/sbatch.out" 2>&1
 code=$?
 cat "$work/sbatch.out" "$work"/r-srun/slurm-*.out
 failures "$work/r-srun"

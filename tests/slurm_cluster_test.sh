@@ -2,9 +2,10 @@
 # Slurm on the emulated cluster (needs root and Slurm and munge from `make setup-cluster`; exit
 # 77 = skipped otherwise): `dtbench cluster up --slurm` makes a partition of 4 namespaces, srun
 # reaches each node under its own name, and a matrix written by `dtbench slurm-script` and
-# submitted with `sbatch --wait` runs `dtbench run` inside the allocation: its results are read
-# back, one rank per node, with the job recorded, launched by srun --mpi=pmix and by mpirun; a
-# script asking for fewer nodes than the matrix's largest experiment is refused. `down` stops the daemons. Own prefix and subnet.
+# submitted with sbatch (its end polled with scontrol) runs `dtbench run` inside the
+# allocation: its results are read back, one rank per node, with the job recorded, launched by
+# srun --mpi=pmix and by mpirun; a script asking for fewer nodes than the matrix's largest
+# experiment is refused. `down` stops the daemons. Own prefix and subnet.
 #   usage: slurm_cluster_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
@@ -37,11 +38,11 @@ for launcher in srun mpirun; do
   out=$work/r-$launcher
   "$dtbench" slurm-script --matrix "$work/matrix.json" --data-dir "$work/data" --out "$out" \
     -o "$work/job-$launcher.sh" -- --quiet-wait-s 0 --noise-tries 1 --launcher $launcher
-  timeout 240 sbatch --wait "$work/job-$launcher.sh" >"$work/sbatch.out" 2>&1
+  slurm_run "$work/job-$launcher.sh" 240 >"$work/sbatch.out" 2>&1
   code=$?
   cat "$work/sbatch.out" "$out"/slurm-*.out
-  check "sbatch --wait, $launcher: the job succeeded ($code)" test $code -eq 0
-  job=$(grep -o "[0-9]*$" "$work/sbatch.out")
+  check "sbatch, $launcher: the job succeeded ($code)" test $code -eq 0
+  job=$(sed -n 's/^Submitted batch job //p' "$work/sbatch.out")
   for backend in mpi gloo; do
     record=$(kept "$out/experiments/train" result.json -path "*backend=$backend*")
     summary=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(x["host"] for x in r["ranks"]), r["system"]["slurm"]["job_id"], r["system"]["launcher"])' "$record")
