@@ -31,8 +31,8 @@ Shapes vgg11_shapes() {
 namespace {
 
 float seeded_value(int r, int s, size_t i, int64_t e) {
-  const uint64_t bits = hash_keys(
-      {static_cast<uint64_t>(r), static_cast<uint64_t>(s), i, static_cast<uint64_t>(e)});
+  const uint64_t bits =
+      hash_keys({static_cast<uint64_t>(r), static_cast<uint64_t>(s), i, static_cast<uint64_t>(e)});
   return static_cast<float>(static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0);
 }
 

@@ -62,6 +62,8 @@ INSTANTIATE_TEST_SUITE_P(All, GlooStrategy, ::testing::ValuesIn(offered(Aggregat
 INSTANTIATE_TEST_SUITE_P(All, GlooStrategySum, ::testing::ValuesIn(offered(Aggregate::sum)),
                          case_name);
 
+// VGG-11's sizes (buckets of 25 MB and tensors of up to 9 MB) on 2 to 4 ranks: one rank sends
+// nothing, and MeanOfAwkwardSizes covers it.
 class GlooVgg : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(GlooVgg, MeanOfVgg11Gradients) {
@@ -81,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(All, GlooVgg,
                                                               "allreduce", "allgather",
                                                               "ring_reduce", "ring_allreduce",
                                                               "bucketed", "c10d_ddp"),
-                                            ::testing::Values(1, 2, 3, 4)));
+                                            ::testing::Values(2, 3, 4)));
 
 TEST(GlooCommunicator, CarriesEveryTypeInItsOwnType) {
   for (int n = 1; n <= 4; ++n) {
