@@ -44,6 +44,12 @@ failures() {
     tail -n 60 "$(dirname "$s")/stderr.log"
   done
 }
+# slurm_job_ended ID: the job has left pending, running and completing (scontrol's line for it,
+# in $slurm_job, says how it ended).
+slurm_job_ended() {
+  slurm_job=$(scontrol show job "$1" -o 2>/dev/null)
+  [[ -n $slurm_job && ! $slurm_job =~ JobState=(PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED) ]]
+}
 # slurm_run SCRIPT SECONDS: sbatch SCRIPT, then wait for its job to end, polling scontrol
 # (sbatch --wait polls at growing intervals: jobs of 11 s were seen ending 30 s before it
 # returned). Prints "Submitted batch job N" and the job's end; status 0 only for a job that
@@ -52,12 +58,7 @@ slurm_run() {
   local script=$1 seconds=$2 id
   id=$(sbatch --parsable "$script") || return 1
   echo "Submitted batch job $id"
-  slurm_job=""
-  slurm_job_ended() {
-    slurm_job=$(scontrol show job "$id" -o 2>/dev/null)
-    [[ -n $slurm_job && ! $slurm_job =~ JobState=(PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED) ]]
-  }
-  if ! wait_until "$seconds" slurm_job_ended; then
+  if ! wait_until "$seconds" slurm_job_ended "$id"; then
     echo "job $id: not ended within $seconds s; cancelled"
     scancel "$id"
     return 1

@@ -46,6 +46,7 @@ rank_on_n2() {
 check "the victim's rank runs on ${prefix}n2" wait_until 120 rank_on_n2
 sleep 2  # training, not starting
 ip netns pids ${prefix}n2 | xargs -r kill -9
+# Not check.sh's slurm_job_ended: a job whose node died stays COMPLETING, waiting for that node.
 job_over() {  # no line for it pending or running (an id Slurm has forgotten prints none)
   local queued
   queued=$(squeue -h -j "$(cat "$work/job.id")" -t PENDING,RUNNING 2>/dev/null)
