@@ -1,7 +1,7 @@
 // The compute the cost model starts from (report/predict/model_inputs.h), held against what the
 // records and traces of a committed directory say: the blocking runs' compute at the pace of
 // every run's forward, and the wait for the slowest rank of an overlapping engine as its other
-// traced experiments measured it.
+// traced experiments measured it; the compute a what-if starts from.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
@@ -227,6 +227,36 @@ TEST(ModelInputs, WhereRanksLeaveCoresIdleEachBackendComputesAtItsOwnPace) {
     EXPECT_NEAR(m.profile.forward_s, every(4), 1e-12) << backend;
     EXPECT_EQ(m.source.find("forward over"), std::string::npos) << m.source;
   }
+}
+
+// The compute a what-if starts from: the largest blocking runs with ready times from their
+// traces. The 16-host runs of the extrapolation-16 matrix are not traced (a ring's trace on 16
+// ranks is megabytes), so it comes from the 8-host ones, as the 8-host runs' own predictions do.
+TEST(ModelInputs, MeasuredComputeTakesTheLargestTracedBlockingRuns) {
+  const Results results = load_results(
+      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-16-netns-16-100mbit-epyc-vm"});
+  const SystemResults& s = results.systems.at(0);
+  const TrainRun* largest = nullptr;
+  const TrainRun* traced = nullptr;
+  for (const TrainRun& r : s.runs) {
+    const TrainConfig& c = r.record.config;
+    if (r.kind != "train" || c.sync_options.mode != SyncMode::blocking) continue;
+    if (largest == nullptr || c.world_size > largest->record.config.world_size) largest = &r;
+    if (c.world_size == 8) traced = &r;
+  }
+  ASSERT_NE(largest, nullptr);
+  ASSERT_NE(traced, nullptr);
+  EXPECT_EQ(largest->record.config.world_size, 16);
+  EXPECT_FALSE(profile_for(s, *largest).found);
+  const MeasuredCompute m = measured_compute(s, "lenet5");
+  ASSERT_TRUE(m.found) << m.source;
+  const MeasuredCompute on_8 = profile_for(s, *traced);
+  ASSERT_TRUE(on_8.found) << on_8.source;
+  EXPECT_EQ(m.source.rfind("compute of lenet5 (8 ranks, batch 64):", 0), 0U) << m.source;
+  // 4 ranks a core: one pace for every backend (the slowest rank's excess is the backend's own).
+  EXPECT_DOUBLE_EQ(m.profile.forward_s, on_8.profile.forward_s);
+  EXPECT_DOUBLE_EQ(m.profile.backward_s, on_8.profile.backward_s);
+  EXPECT_FALSE(measured_compute(s, "vgg11").found);
 }
 
 }  // namespace

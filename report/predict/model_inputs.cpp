@@ -604,19 +604,23 @@ MeasuredCompute with_overlap_wait(const SystemResults& s, const TrainConfig& c,
 }
 
 MeasuredCompute measured_compute(const SystemResults& s, const std::string& model) {
-  const TrainRun* like = nullptr;
+  // One blocking run of each size (ranks, then global batch), the largest first.
+  std::map<std::pair<int, int64_t>, const TrainRun*, std::greater<>> by_size;
   for (const auto& r : s.runs) {
     const TrainConfig& c = r.record.config;
-    if (r.kind != "train" || c.sync_options.mode != SyncMode::blocking || c.model != model)
-      continue;
-    if (like == nullptr || c.world_size > like->record.config.world_size ||
-        (c.world_size == like->record.config.world_size &&
-         c.global_batch > like->record.config.global_batch)) {
-      like = &r;
+    if (r.kind == "train" && c.sync_options.mode == SyncMode::blocking && c.model == model) {
+      by_size.emplace(std::pair{c.world_size, c.global_batch}, &r);
     }
   }
-  if (like == nullptr) return {false, {}, "no blocking run of " + model};
-  return profile_for(s, *like);
+  if (by_size.empty()) return {false, {}, "no blocking run of " + model};
+  const MeasuredCompute largest = profile_for(s, *by_size.begin()->second);
+  for (const auto& [size, run] : by_size) {
+    if (MeasuredCompute m = size == by_size.begin()->first ? largest : profile_for(s, *run);
+        m.found) {
+      return m;
+    }
+  }
+  return largest;
 }
 
 }  // namespace dtbench

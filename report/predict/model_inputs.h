@@ -119,9 +119,9 @@ struct HostLevels {
 };
 HostLevels host_levels_for(const SystemResults& s, const TrainRun& run);
 
-// The compute of `model` measured in s: the blocking runs of it (with the most ranks, then the
-// largest batch, when several were run), with ready times from their traces. found = false
-// (and source says why) when s has none, or none traced.
+// The compute of `model` measured in s: the blocking runs of it with the most ranks, then the
+// largest batch, among those with ready times from their traces (a matrix may leave its largest
+// runs untraced). found = false (and source says why) when s has none, or none traced.
 struct MeasuredCompute {
   bool found = false;
   model::ComputeProfile profile;
