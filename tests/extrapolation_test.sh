@@ -1,36 +1,62 @@
 #!/usr/bin/env bash
-# The model past the ranks it was fitted on, on committed results of the extrapolation matrix
-# (RESULTS: LeNet-5 on 2, 4 and 8 hosts of the emulated cluster): dtbench predict predicts the
-# 8-rank runs from the 2- and 4-rank runs and sweeps only, each row's measured time recomputed
-# here from the raw samples and its error from the two times; with the 8-rank sweeps removed the
-# extrapolation is the same to the digit (it never read them), while the predictions from the
-# 8 ranks' own inputs change; the report shows figure 21; results on one rank count have no
-# extrapolation.
+# The model past the ranks it was fitted on, on committed results of an extrapolation matrix
+# (RESULTS: LeNet-5 on 2, 4, 8 and maybe 16 hosts of the emulated cluster): dtbench predict
+# predicts the runs on the most ranks from the runs and sweeps on fewer ranks only, each row's
+# measured time recomputed here from the raw samples and its error from the two times; with the
+# most ranks' sweeps removed the extrapolation is the same to the digit (it never read them),
+# while the predictions from their own inputs change; the report shows figure 21; results on one
+# rank count have no extrapolation.
 #   usage: extrapolation_test.sh DTBENCH RESULTS ONE_RANK_COUNT
 set -uo pipefail
 dtbench=$1 results=$2 one=$3
 source "$(dirname "$0")/check.sh"
 py=/usr/bin/python3
 
+# What the directory holds: the most ranks a training run had, the fewer ones, how many runs on
+# the most (methods x backends), each rank's share of the global batch of 64, the ranks on each
+# of the machine's cores, and the most ranks of a traced run (the model predicts a run from its
+# own ranks' inputs where their traces give the gradients' ready times).
+read -r most fitted runs batch per_core traced < <($py - "$results" <<'PY'
+import glob, gzip, json, os, sys
+counts, methods, traced = set(), {}, 0
+for result in glob.glob(os.path.join(sys.argv[1], "experiments/*/*/rep-*/result.json*")):
+    r = json.load(gzip.open(result) if result.endswith(".gz") else open(result))
+    if "config" not in r: continue
+    c = r["config"]
+    counts.add(c["world_size"])
+    methods.setdefault(c["world_size"], set()).add((c["sync"], c["backend"]))
+    if glob.glob(os.path.join(os.path.dirname(result), "trace.json*")):
+        traced = max(traced, c["world_size"])
+cores = json.load(open(os.path.join(sys.argv[1], "system.json")))["cores"]
+most = max(counts)
+print(most, ",".join(str(n) for n in sorted(counts - {most})), len(methods[most]), 64 // most,
+      most // cores, traced)
+PY
+)
+fewer=${fitted//,/, }
+echo "runs on $most ranks ($runs), fitted on $fewer"
+
 "$dtbench" predict "$results" >"$work/all.out" 2>&1
 code=$?
 cat "$work/all.out"
 check "predict: exit 0 ($code)" test $code -eq 0
 sed -n '/^Past the ranks fitted on/,$p' "$work/all.out" >"$work/past.out"
-check "the 8-rank runs predicted from the 2- and 4-rank ones" \
-  grep -q "the runs on 8 ranks predicted from those on 2, 4 ranks only" "$work/past.out"
-check "the compute from the blocking runs on 2 and 4 ranks" \
-  grep -q "compute of lenet5 on 8 ranks (batch 8 each, 4 ranks' threads per core).*through the blocking runs on 2, 4 ranks" "$work/past.out"
-check "each strategy's link fitted to its sweeps on 2 and 4 ranks" \
-  grep -q "gather_scatter/mpi: its formula fitted to the MPI sweeps of gather_scatter on 2, 4 ranks: latency" "$work/past.out"
-check "a bucketed engine's rate read where the ring steps carry what they do on 8 ranks" \
-  grep -q "bucketed/mpi: its formula fitted to the MPI sweeps of ring_allreduce on 2, 4 ranks: .*rate [0-9.]* MB/s at the sizes whose ring steps carry what its buckets' do on 8 ranks" "$work/past.out"
-check "allgather's rate from the 4-rank sweeps only, where Open MPI runs it as on 8" \
+check "the $most-rank runs predicted from the $fewer-rank ones" \
+  grep -q "the runs on $most ranks predicted from those on $fewer ranks only" "$work/past.out"
+check "the compute from the blocking runs on $fewer ranks" \
+  grep -q "compute of lenet5 on $most ranks (batch $batch each, $per_core ranks' threads per core).*through the blocking runs on $fewer ranks" "$work/past.out"
+check "each strategy's link fitted to its sweeps on $fewer ranks" \
+  grep -q "gather_scatter/mpi: its formula fitted to the MPI sweeps of gather_scatter on $fewer ranks: latency" "$work/past.out"
+check "a bucketed engine's rate read where the ring steps carry what they do on $most ranks" \
+  grep -q "bucketed/mpi: its formula fitted to the MPI sweeps of ring_allreduce on $fewer ranks: .*rate [0-9.]* MB/s at the sizes whose ring steps carry what its buckets' do on $most ranks" "$work/past.out"
+if grep -q "^allgather " "$work/past.out"; then
+  check "allgather's rate from the 4-rank sweeps only, where Open MPI runs it as on 8" \
   grep -q "allgather/mpi: its formula fitted to the MPI sweeps of allgather on 2, 4 ranks: .*rate [0-9.]* MB/s at the swept sizes around its tensors', on 4 ranks only, where Open MPI runs its allgather as on 8" "$work/past.out"
+fi
 
-$py - "$results" "$work/past.out" <<'PY'
+$py - "$results" "$work/past.out" "$most" "$runs" <<'PY'
 import glob, gzip, json, os, re, statistics, sys
-results, out = sys.argv[1], open(sys.argv[2]).read()
+results, out, most, runs = sys.argv[1], open(sys.argv[2]).read(), int(sys.argv[3]), int(sys.argv[4])
 rows = re.findall(r"^(\S.*?)\s+(\d+\.\d{3})s\s+(\d+\.\d{3})s\s+([+-]\d+\.\d)%\s+p95 (\d+\.\d{3})/", out, re.M)
 def percentile(values, q):  # numpy's default: linear between order statistics
     v = sorted(values); k = (len(v) - 1) * q / 100; i = int(k)
@@ -38,12 +64,12 @@ def percentile(values, q):  # numpy's default: linear between order statistics
 measured, pooled = {}, {}
 for result in glob.glob(os.path.join(results, "experiments/*/*/rep-*/result.json*")):
     r = json.load(gzip.open(result) if result.endswith(".gz") else open(result))
-    if "config" not in r or r["config"]["world_size"] != 8: continue
+    if "config" not in r or r["config"]["world_size"] != most: continue
     c = r["config"]
     measured.setdefault((c["sync"], c["backend"]), []).append(
         statistics.fmean(r["iterations"]["total_s"][1:40]))
     pooled.setdefault((c["sync"], c["backend"]), []).extend(r["iterations"]["total_s"][1:40])
-ok = len(rows) == len(measured) == 10
+ok = len(rows) == len(measured) == runs
 for label, m, p, e, p95 in rows:
     parts = label.split()[0].split("/")
     sync, backend = parts[0], parts[1] if len(parts) > 1 else "mpi"
@@ -58,38 +84,38 @@ for label, m, p, e, p95 in rows:
     ok = ok and good
 sys.exit(0 if ok else 1)
 PY
-check "10 runs on 8 ranks, each measured (mean and p95) from the raw samples, with its signed error" test $? -eq 0
+check "$runs runs on $most ranks, each measured (mean and p95) from the raw samples, with its signed error" test $? -eq 0
 check "each p95 predicted as the mean predicted plus the compute's spread" \
-  $py - "$work/past.out" <<'PY'
+  $py - "$work/past.out" "$runs" <<'PY'
 import re, sys
-out = open(sys.argv[1]).read()
+out, runs = open(sys.argv[1]).read(), int(sys.argv[2])
 spread = float(re.search(r"the p95 iteration's compute ([0-9.]+) s over it", out).group(1))
 rows = re.findall(r"^\S.*?\s+\d+\.\d{3}s\s+(\d+\.\d{3})s\s+\S+%\s+p95 \d+\.\d{3}/(\d+\.\d{3})", out, re.M)
-assert len(rows) == 10 and spread > 0, (rows, spread)
+assert len(rows) == runs and spread > 0, (rows, spread)
 for mean, p95 in rows:
     assert abs(float(p95) - float(mean) - spread) < 1.5e-3, (mean, p95, spread)
 PY
 check "the p95 predicted and its error stated" \
-  grep -Eq "^the 95th percentile iteration, predicted as the mean plus the compute's spread .*: mean \|error\| [0-9.]+%, largest [+-][0-9.]+% \(.*\), over 10 experiments" "$work/past.out"
+  grep -Eq "^the 95th percentile iteration, predicted as the mean plus the compute's spread .*: mean \|error\| [0-9.]+%, largest [+-][0-9.]+% \(.*\), over $runs experiments" "$work/past.out"
 
-# Without the 8-rank sweeps: the extrapolation unchanged, the 8 ranks' own predictions not.
+# Without the sweeps on the most ranks: the extrapolation unchanged, their own predictions not.
 cp -r "$results" "$work/fewer"
-rm -r "$work"/fewer/experiments/collectives/*ranks=8*
+rm -r "$work"/fewer/experiments/{collectives,rested}/*ranks=$most,*
 "$dtbench" predict "$work/fewer" >"$work/fewer.out" 2>&1
 sed -n '/^Past the ranks fitted on/,$p' "$work/fewer.out" >"$work/fewer-past.out"
-check "the 8-rank sweeps removed" test -z "$(ls -d "$work"/fewer/experiments/collectives/*ranks=8* 2>/dev/null)"
+check "the $most-rank sweeps removed" test -z "$(ls -d "$work"/fewer/experiments/{collectives,rested}/*ranks=$most,* 2>/dev/null)"
 check "without them the extrapolation is the same" cmp "$work/past.out" "$work/fewer-past.out"
-check "while the 8 ranks' own predictions change" \
+check "while the $most ranks' own predictions change" \
   bash -c "! cmp -s <(sed '/^Past the ranks/,\$d' '$work/all.out') <(sed '/^Past the ranks/,\$d' '$work/fewer.out')"
 
 "$dtbench" report "$results" -o "$work/report/group.pdf" >"$work/report.out" 2>&1
 code=$?
 check "report: exit 0 ($code)" test $code -eq 0
-check "figure 21: fitted on 2 and 4 ranks, predicting 8" \
-  grep -q "Fitted on 2, 4 ranks only, the model predicts the 10 runs on 8 ranks with mean |error|" "$work/report/report.md"
-mean=$(grep -o "over 10 predicted experiments, mean |error| [0-9.]*%" "$work/past.out" | grep -o "[0-9.]*%$")
+check "figure 21: fitted on $fewer ranks, predicting $most" \
+  grep -q "Fitted on $fewer ranks only, the model predicts the $runs runs on $most ranks with mean |error|" "$work/report/report.md"
+mean=$(grep -o "over $runs predicted experiments, mean |error| [0-9.]*%" "$work/past.out" | grep -o "[0-9.]*%$")
 check "the answer states the extrapolation's error beside the validated range ($mean)" \
-  grep -q "validated up to 8 ranks on 8 hosts.*; fitted on 2, 4 ranks only, it predicted the 10 runs on 8 ranks within $mean on average" "$work/report/report.md"
+  grep -q "validated up to $traced ranks on $traced hosts.*; fitted on $fewer ranks only, it predicted the $runs runs on $most ranks within $mean on average" "$work/report/report.md"
 
 "$dtbench" predict "$one" >"$work/one.out" 2>&1
 check "results on one rank count: predicted, no extrapolation" \
