@@ -299,7 +299,7 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
   };
   EXPECT_THAT(user_error([] { load_matrix("huge", kMatrices); }),
               HasSubstr("unknown matrix 'huge' (known: bucket-best, bucket-plans, compression, "
-                        "compression-epochs, diagnosis, extrapolation, full, "
+                        "compression-epochs, diagnosis, extrapolation, extrapolation-16, full, "
                         "hierarchical, model, "
                         "overlap, quick, quick-answer, smoke, standard, study)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
