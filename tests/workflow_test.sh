@@ -71,7 +71,7 @@ make() {
 for runners in 1 2; do
   tree=$work/compare-$runners
   mkdir -p "$tree/results/reference" "$tree/artifacts/results" "$tree/artifacts/reports"
-  cp -r "$source_dir"/results/reference/smoke-* "$tree/results/reference/"
+  cp -r "$source_dir"/results/reference/stacks-smoke-local-debian12-epyc-vm "$tree/results/reference/"
   names=(smoke-ubuntu-24.04-debian12 smoke-ubuntu-24.04-arm-debian13)
   # Each runner a machine of its own name, the second on Debian 13's stack.
   for name in "${names[@]:0:$runners}"; do
