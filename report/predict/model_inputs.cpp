@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "catalogue/methods.h"
@@ -612,15 +613,14 @@ MeasuredCompute measured_compute(const SystemResults& s, const std::string& mode
       by_size.emplace(std::pair{c.world_size, c.global_batch}, &r);
     }
   }
-  if (by_size.empty()) return {false, {}, "no blocking run of " + model};
-  const MeasuredCompute largest = profile_for(s, *by_size.begin()->second);
+  // None found: the largest one's reason.
+  MeasuredCompute first{false, {}, "no blocking run of " + model};
   for (const auto& [size, run] : by_size) {
-    if (MeasuredCompute m = size == by_size.begin()->first ? largest : profile_for(s, *run);
-        m.found) {
-      return m;
-    }
+    MeasuredCompute m = profile_for(s, *run);
+    if (m.found) return m;
+    if (size == by_size.begin()->first) first = std::move(m);
   }
-  return largest;
+  return first;
 }
 
 }  // namespace dtbench
