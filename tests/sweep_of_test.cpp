@@ -60,7 +60,7 @@ TEST(SweepOf, WithoutAChainedTimeAsMeasured) {
 // message, not off the straight line between their times, which reaches into the linear one.
 TEST(SweepOf, OpenMpisReduceBetweenSweptSizesTakesItsOwnAlgorithmsMessages) {
   const Results results = load_results(
-      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-rested"});
+      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-frag8k"});
   // The sweeps by fours only: that directory measured the tensor's own size too.
   SystemResults s = results.systems.at(0);
   s.collectives.erase(std::remove_if(s.collectives.begin(), s.collectives.end(),

@@ -63,7 +63,7 @@ TEST(TokenBuckets, TreesWithoutABucketAreTheirMessagesOneAfterTheOther) {
 // if every link were busy (Link::time alone), 16 KiB would come out several times too slow.
 TEST(TokenBuckets, TheRingReducesSweepOnEightHostsFromTheFitOnTwoAndFour) {
   const Results results = load_results(
-      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-rested"});
+      {DTBENCH_SOURCE_DIR "/results/reference/extrapolation-netns-8-100mbit-epyc-vm-frag8k"});
   const SystemResults& s = results.systems.at(0);
   std::vector<SweepPoint> small, sent;
   for (int n : {2, 4}) {

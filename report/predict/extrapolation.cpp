@@ -107,9 +107,9 @@ std::vector<double> swept_around(const std::vector<double>& swept, const std::se
 
 // Whether Open MPI runs `op` on f ranks as it does on n, each rank's part `bytes`. A formula that
 // does not follow the library's choice of algorithm (allgather's: a ring) reads off a sweep the
-// rate of the algorithm that ran it: on the emulated cluster at 100 Mbit/s a rank took in Open
-// MPI's allgather of 1 MiB at 11.4-11.5 MB/s on 2 hosts (one exchange), 6.0-6.7 MB/s on 4 and 8
-// (recursive doubling; extrapolation-netns-8-100mbit-epyc-vm-rested).
+// rate of the algorithm that ran it: on the emulated cluster at 100 Mbit/s, with OpenMPI's own
+// 128 KiB TCP fragments, a rank took in Open MPI's allgather of 1 MiB at 11.2 MB/s on 2 hosts (one
+// exchange) and 6.6 MB/s on 4 (recursive doubling; fragments-netns-4-100mbit-epyc-vm).
 bool runs_alike(const std::string& op, const std::string& backend, int f, int n, double bytes) {
   return backend != "mpi" || op != "allgather" ||
          model::tuned_allgather(f, bytes) == model::tuned_allgather(n, bytes);
