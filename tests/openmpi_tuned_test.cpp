@@ -123,12 +123,14 @@ TEST(OpenMpiTuned, MessagesAsTheSweepsOnTwoFourAndEightHostsTookThem) {
 // hosts' (what the extrapolation fits the rate to); with 8 KiB fragments the two go alike, and 8
 // hosts as 4.
 TEST(OpenMpiTuned, AnAllgathersRateIsItsAlgorithms) {
-  const auto rate = [](const std::string& dir, int n, double whole) {  // a rank's intake, per s
-    const Results results = load_results({DTBENCH_SOURCE_DIR "/results/reference/" + dir});
-    return whole * (n - 1) / n / sweep_of(results.systems.at(0), "allgather", "mpi", n).time(whole);
+  const auto system = [](const std::string& dir) {
+    return load_results({DTBENCH_SOURCE_DIR "/results/reference/" + dir}).systems.at(0);
   };
-  const std::string large = "fragments-netns-4-100mbit-epyc-vm";
-  const std::string small = "extrapolation-netns-8-100mbit-epyc-vm-frag8k";
+  const SystemResults large = system("fragments-netns-4-100mbit-epyc-vm");
+  const SystemResults small = system("extrapolation-netns-8-100mbit-epyc-vm-frag8k");
+  const auto rate = [](const SystemResults& s, int n, double whole) {  // a rank's intake, per s
+    return whole * (n - 1) / n / sweep_of(s, "allgather", "mpi", n).time(whole);
+  };
   for (double whole : {256 * kKiB, kMiB}) {
     EXPECT_GT(rate(large, 2, whole), 1.5 * rate(large, 4, whole)) << whole << " B";
     EXPECT_NEAR(rate(small, 2, whole), rate(small, 4, whole), 0.15 * rate(small, 4, whole))
