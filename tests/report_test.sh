@@ -199,7 +199,7 @@ check "one system: section 15 not measured" grep -q "Not measured in these resul
 
 # Captions and sentences follow the data: who was slow comes from the runs, and "ranks that share
 # the same cores" is said of one machine only (the same results, told they ran on four hosts).
-"$dtbench" report "$netns" -o "$work/netns/group.pdf" >/dev/null 2>&1
+# ($netns's report is the one made above.)
 check "the bottleneck caption names the slow rank and the shaped host" \
   grep -q "rank 3 doing extra work each iteration (compute, ms), or host 3's link" "$work/netns/report.md"
 check "one machine: shared cores said" grep -q "ranks that share the same cores" "$work/one/report.md"
