@@ -5,7 +5,7 @@
 # meets (0.0001%) runs the cap and is said to be wide (each experiment alone in its group, so
 # none closes by ranking apart from another: interval_test.cpp tests that rule); interval.json
 # holds the repetitions' means as their records give them, and a rerun with a higher cap adds
-# only the new round.
+# only the new round; a rerun into records gzip-compressed as committed ones are runs nothing.
 #   usage: until_within_test.sh DTBENCH MAKE_FIXTURE
 set -uo pipefail
 dtbench=$1 make_fixture=$2
@@ -66,6 +66,23 @@ check "a higher cap resumes: exit 0 ($code)" test $code -eq 0
 check "a higher cap resumes: 6 from earlier runs" grep -q "(6 from earlier runs)" "$work/more.out"
 check "a higher cap resumes: one round more" test "$(reps "$work/tight")" -eq 8
 check "a higher cap resumes: 4 repetitions" intervals "$work/tight" repetitions=4
+
+# Records compressed as committed results keep them (result.json.gz): the same run again finds
+# every repetition done and each interval still made of their 4 means.
+find "$work/tight/experiments" -name result.json -exec gzip -n {} +
+"${run[@]}" --out "$work/tight" --until-within 0.0001 --repeat 2 --max-repeat 4 >"$work/gz.out" 2>&1
+code=$?
+cat "$work/gz.out"
+check "compressed records: exit 0 ($code)" test $code -eq 0
+check "compressed records: all 8 from earlier runs" grep -q "(8 from earlier runs)" "$work/gz.out"
+check "compressed records: nothing run again (no record written anew)" \
+  test "$(reps "$work/tight")" -eq 8 -a -z "$(find "$work/tight/experiments" -name result.json)"
+check "compressed records: each interval of its 4 means" python3 -c '
+import glob, json, sys
+files = glob.glob(sys.argv[1] + "/experiments/*/*/interval.json")
+sys.exit(not (len(files) == 2 and all(
+    len(json.load(open(f))["values_s"]) == 4 and json.load(open(f))["repetitions"] == 4
+    for f in files)))' "$work/tight"
 
 "$dtbench" report "$work/tight" -o "$work/report/group.pdf" >"$work/report.out" 2>&1
 check "the report lists each experiment's interval, the wide ones flagged" \

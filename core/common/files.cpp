@@ -41,6 +41,12 @@ std::string read_text_file(const std::string& path) {
   return {bytes.begin(), bytes.end()};
 }
 
+std::string stored_file(const std::string& dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path compressed = fs::path(dir) / (name + ".gz");
+  return (fs::exists(compressed) ? compressed : fs::path(dir) / name).string();
+}
+
 void require_writable(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";

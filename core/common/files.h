@@ -12,6 +12,10 @@ std::vector<uint8_t> read_maybe_gzipped(const std::string& path);
 // read_maybe_gzipped as text.
 std::string read_text_file(const std::string& path);
 
+// A file of a results directory as it is stored: dir/NAME.gz where it was compressed (committed
+// results keep result.json.gz and trace.json.gz), else dir/NAME.
+std::string stored_file(const std::string& dir, const std::string& name);
+
 // Makes path's directory (and its parents) and checks that a file can be written there, so that a
 // run fails at its start rather than when its result is ready: UserError "cannot write PATH: why".
 void require_writable(const std::string& path);

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <utility>
 
+#include "common/files.h"
 #include "stats/stats.h"
 
 namespace fs = std::filesystem;
@@ -17,10 +17,16 @@ namespace dtbench {
 
 namespace {
 
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+// A repetition's file, gzip-compressed or not; null where it is missing or not JSON.
+nlohmann::json read_json(const fs::path& dir, const std::string& name) {
+  const std::string path = stored_file(dir.string(), name);
+  if (!fs::exists(path)) return nullptr;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text_file(path), nullptr, /*allow_exceptions=*/false);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
   return j.is_discarded() ? nlohmann::json(nullptr) : j;
 }
 
@@ -31,11 +37,11 @@ RepeatedInterval interval_of(const std::string& experiment_dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(experiment_dir, ec)) {
     if (!entry.is_directory() || entry.path().filename().string().rfind("rep-", 0) != 0) continue;
-    const nlohmann::json status = read_json(entry.path() / "status.json");
+    const nlohmann::json status = read_json(entry.path(), "status.json");
     if (status.is_object()) r.seconds += status.value("elapsed_s", 0.0);
     const std::string state = status.is_object() ? status.value("status", "") : "";
     if (state == "failed" || state == "timeout") ++r.failed;
-    const nlohmann::json result = read_json(entry.path() / "result.json");
+    const nlohmann::json result = read_json(entry.path(), "result.json");
     if (state != "ok" || !result.is_object()) continue;
     const auto mean = result.value("/summary/iteration_s/mean"_json_pointer, std::nan(""));
     if (std::isfinite(mean)) r.values_s.push_back(mean);

@@ -632,7 +632,8 @@ class Runner {
     fs::path status_path = dir / "status.json";
     nlohmann::json previous = read_status(status_path);
     std::string before = previous.is_null() ? "" : previous["status"].get<std::string>();
-    bool finished = before == "ok" && fs::exists(dir / "result.json");
+    // Its record as written, or compressed as committed results keep it.
+    bool finished = before == "ok" && fs::exists(stored_file(dir.string(), "result.json"));
     bool failed = before == "failed" || before == "timeout" || before == "skipped";
     if (finished || (failed && !o_.retry_failed) || (o_.retry_failed && !failed)) {
       std::string shown = finished ? "done" : failed ? before : "pending";

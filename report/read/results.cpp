@@ -16,11 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A repetition's file as it is stored: NAME.gz where it was compressed (committed results keep
-// result.json.gz and trace.json.gz), else NAME.
 fs::path stored(const fs::path& dir, const std::string& name) {
-  const fs::path compressed = dir / (name + ".gz");
-  return fs::exists(compressed) ? compressed : dir / name;
+  return stored_file(dir.string(), name);
 }
 
 // A JSON file, gzip-compressed or not.
