@@ -16,10 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path stored(const fs::path& dir, const std::string& name) {
-  return stored_file(dir.string(), name);
-}
-
 // A JSON file, gzip-compressed or not.
 nlohmann::json read_json(const fs::path& path) {
   std::string text;
@@ -110,7 +106,7 @@ Conditions conditions_of(const nlohmann::json& status) {
 
 void load_experiment(const fs::path& dir, SystemResults& s, Results& out) {
   const fs::path status_path = dir / "status.json";
-  const fs::path result_path = stored(dir, "result.json");
+  const fs::path result_path = stored_file(dir.string(), "result.json");
   nlohmann::json status;
   try {
     status = read_json(status_path);
@@ -166,7 +162,7 @@ std::string directory_name(const std::string& dir) {
 
 std::string TrainRun::trace_file() const {
   if (dir.empty()) return "";
-  const fs::path path = stored(dir, "trace.json");
+  const fs::path path = stored_file(dir, "trace.json");
   return fs::exists(path) ? path.string() : "";
 }
 
