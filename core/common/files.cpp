@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -39,6 +40,17 @@ std::vector<uint8_t> read_maybe_gzipped(const std::string& path) {
 std::string read_text_file(const std::string& path) {
   const std::vector<uint8_t> bytes = read_maybe_gzipped(path);
   return {bytes.begin(), bytes.end()};
+}
+
+nlohmann::json read_json_or_null(const std::string& path) {
+  if (!std::filesystem::exists(path)) return nullptr;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text_file(path), nullptr, /*allow_exceptions=*/false);
+  } catch (const UserError&) {
+    return nullptr;
+  }
+  return j.is_discarded() ? nlohmann::json(nullptr) : j;
 }
 
 std::string stored_file(const std::string& dir, const std::string& name) {

@@ -1,4 +1,6 @@
 #pragma once
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +13,9 @@ std::vector<uint8_t> read_maybe_gzipped(const std::string& path);
 
 // read_maybe_gzipped as text.
 std::string read_text_file(const std::string& path);
+
+// A JSON file, gzip-compressed or not; null where it is missing, unreadable or not JSON.
+nlohmann::json read_json_or_null(const std::string& path);
 
 // A file of a results directory as it is stored: dir/NAME.gz where it was compressed (committed
 // results keep result.json.gz and trace.json.gz), else dir/NAME.

@@ -17,17 +17,9 @@ namespace dtbench {
 
 namespace {
 
-// A repetition's file, gzip-compressed or not; null where it is missing or not JSON.
+// A repetition's file as it is stored, gzip-compressed or not; null where missing or not JSON.
 nlohmann::json read_json(const fs::path& dir, const std::string& name) {
-  const std::string path = stored_file(dir.string(), name);
-  if (!fs::exists(path)) return nullptr;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_text_file(path), nullptr, /*allow_exceptions=*/false);
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-  return j.is_discarded() ? nlohmann::json(nullptr) : j;
+  return read_json_or_null(stored_file(dir.string(), name));
 }
 
 }  // namespace

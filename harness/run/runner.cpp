@@ -63,9 +63,7 @@ std::string tail_of(const std::string& path, size_t lines) {
 
 // A JSON object the harness wrote (null when absent or unreadable).
 nlohmann::json read_object(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json j = read_json_or_null(path.string());
   return j.is_object() ? j : nlohmann::json(nullptr);
 }
 
