@@ -16,10 +16,11 @@
 namespace dtbench {
 namespace {
 
-const std::string kModel = DTBENCH_SOURCE_DIR "/tests/fixtures/results/model-netns-4-1gbit-xeon-vm";
+const std::string kModelFixture =
+    DTBENCH_SOURCE_DIR "/tests/fixtures/results/model-netns-4-1gbit-xeon-vm";
 
 TEST(Candidates, ACellLikeAMeasuredExperimentGetsItsPrediction) {
-  const Results results = load_results({kModel});
+  const Results results = load_results({kModelFixture});
   const SystemResults& s = results.systems.at(0);
   const Prediction& p = prediction_of(s);
   int compared = 0;
@@ -43,7 +44,7 @@ TEST(Candidates, ACellLikeAMeasuredExperimentGetsItsPrediction) {
 }
 
 TEST(Candidates, WhatCannotBePredictedSaysWhy) {
-  const Results results = load_results({kModel});
+  const Results results = load_results({kModelFixture});
   const SystemResults& s = results.systems.at(0);
   TrainConfig c = s.runs.at(0).record.config;
   c.sync = "python_ddp";
@@ -65,7 +66,7 @@ TEST(Candidates, WhatCannotBePredictedSaysWhy) {
 // The best two predicted first, fastest first; then what the model cannot predict (measured to
 // learn it); then the rest from the fastest.
 TEST(Candidates, TheBestPredictedComeFirstThenTheUnknownThenTheRest) {
-  const Results results = load_results({kModel});
+  const Results results = load_results({kModelFixture});
   const SystemResults& s = results.systems.at(0);
   std::vector<TrainConfig> cells;
   for (const char* sync : {"gather_scatter", "python_ddp", "allreduce", "ring_allreduce",

@@ -21,14 +21,15 @@ using ::testing::Not;
 using ::testing::SizeIs;
 
 // Every variable the code reads, unset before each case sets its own.
-const std::vector<std::string> kRead = {"OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_STEP_TASKS_PER_NODE",
-                                        "SLURM_NODEID", "PMIX_LOCAL_SIZE", "SLURM_CPUS_ON_NODE"};
+const std::vector<std::string> kShareVariables = {"OMPI_COMM_WORLD_LOCAL_SIZE",
+                                                  "SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID",
+                                                  "PMIX_LOCAL_SIZE", "SLURM_CPUS_ON_NODE"};
 
 // The launcher's variables as it sets them, for the scope.
-class Environment : public testing::ScopedEnvironment {
+class ShareEnvironment : public testing::ScopedEnvironment {
  public:
-  explicit Environment(const std::map<std::string, std::string>& values)
-      : ScopedEnvironment(kRead, values) {}
+  explicit ShareEnvironment(const std::map<std::string, std::string>& values)
+      : ScopedEnvironment(kShareVariables, values) {}
 };
 
 CpuPlace place(const std::string& machine, const std::string& cpuset, int cores) {
@@ -83,33 +84,33 @@ TEST(ThreadShare, ThisProcessKnowsItsMachineAndCpuset) {
 
 TEST(ThreadShare, EachLauncherSaysHowManyRanksShareItsNode) {
   {
-    Environment mpirun({{"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}, {"PMIX_LOCAL_SIZE", "4"}});
+    ShareEnvironment mpirun({{"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}, {"PMIX_LOCAL_SIZE", "4"}});
     const LauncherCount c = launcher_local_ranks();
     EXPECT_EQ(c.ranks, 4);
     EXPECT_EQ(c.source, "OMPI_COMM_WORLD_LOCAL_SIZE");
   }
   {
     // srun: 2 tasks on each of the first three nodes, 1 on the fourth.
-    Environment srun({{"SLURM_STEP_TASKS_PER_NODE", "2(x3),1"}, {"SLURM_NODEID", "3"}});
+    ShareEnvironment srun({{"SLURM_STEP_TASKS_PER_NODE", "2(x3),1"}, {"SLURM_NODEID", "3"}});
     EXPECT_EQ(launcher_local_ranks().ranks, 1);
     EXPECT_EQ(launcher_local_ranks().source, "SLURM_STEP_TASKS_PER_NODE");
   }
   {
-    Environment srun({{"SLURM_STEP_TASKS_PER_NODE", "2(x3),1"}, {"SLURM_NODEID", "2"}});
+    ShareEnvironment srun({{"SLURM_STEP_TASKS_PER_NODE", "2(x3),1"}, {"SLURM_NODEID", "2"}});
     EXPECT_EQ(launcher_local_ranks().ranks, 2);
   }
   {
-    Environment pmix(std::map<std::string, std::string>{{"PMIX_LOCAL_SIZE", "3"}});
+    ShareEnvironment pmix(std::map<std::string, std::string>{{"PMIX_LOCAL_SIZE", "3"}});
     EXPECT_EQ(launcher_local_ranks().ranks, 3);
     EXPECT_EQ(launcher_local_ranks().source, "PMIX_LOCAL_SIZE");
   }
   {
-    Environment none(std::map<std::string, std::string>{});
+    ShareEnvironment none(std::map<std::string, std::string>{});
     EXPECT_EQ(launcher_local_ranks().ranks, 0);
     EXPECT_EQ(launcher_local_ranks().source, "");
   }
   {
-    Environment cap(std::map<std::string, std::string>{{"SLURM_CPUS_ON_NODE", "1"}});
+    ShareEnvironment cap(std::map<std::string, std::string>{{"SLURM_CPUS_ON_NODE", "1"}});
     EXPECT_EQ(cpu_place().slurm_cpus, 1);
   }
 }
