@@ -478,6 +478,23 @@ TEST(ExperimentCommand, ASweepsRestGoesToBenchCollectives) {
               HasSubstr("rest_ms must be a number >= 0"));
 }
 
+// A sweep's time per size goes to bench_collectives as its --size-seconds; zero is refused
+// (bench_collectives reads it as no limit).
+TEST(ExperimentCommand, ASweepsTimePerSizeGoesToBenchCollectives) {
+  TempDir dir;
+  std::string path = write(dir, "m.json", R"({"entries": [
+      {"group": "c", "kind": "collectives", "backend": "gloo", "ranks": 2, "size_seconds": 0.25}]})");
+  const Matrix m = load_matrix(path, kMatrices);
+  ASSERT_EQ(m.experiments.size(), 1u);
+  HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
+  auto argv = experiment_argv(m.experiments[0], local, test_settings(), "/out/result.json");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--size-seconds=0.25"), argv.end());
+  std::string bad = write(dir, "bad.json", R"({"entries": [
+      {"group": "c", "kind": "collectives", "size_seconds": 0}]})");
+  EXPECT_THAT(user_error([&] { load_matrix(bad, kMatrices); }),
+              HasSubstr("size_seconds must be a number > 0"));
+}
+
 // An experiment's TCP fragment reaches its ranks through either launcher, as the variable
 // the ranks leave alone when set; it names the experiment, and a fragment under 1 KiB or a
 // fraction is refused before anything runs.

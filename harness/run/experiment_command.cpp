@@ -67,6 +67,8 @@ std::vector<std::string> collectives_args(const Experiment& e, const HostsFile& 
   }
   if (p.contains("rest_ms"))
     args.push_back(fmt::format("--rest-ms={}", p["rest_ms"].get<double>()));
+  if (p.contains("size_seconds"))
+    args.push_back(fmt::format("--size-seconds={}", p["size_seconds"].get<double>()));
   return args;
 }
 

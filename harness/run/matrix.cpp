@@ -31,7 +31,8 @@ const std::set<std::string> kHarnessSetTrainKeys = {"data_dir",   "out",  "maste
                                                     "world_size", "rank", "trace"};
 const std::set<std::string> kPythonDdpKeys = {"model", "global_batch", "max_iters", "threads",
                                               "seed",  "bucket_mb",    "malloc"};
-const std::set<std::string> kCollectivesKeys = {"backend", "filter", "repetitions", "rest_ms"};
+const std::set<std::string> kCollectivesKeys = {"backend", "filter", "repetitions", "rest_ms",
+                                                "size_seconds"};
 const std::vector<std::string> kKinds = {"train", "collectives", "python_ddp"};
 const std::vector<std::string> kPhases = {"calibrate", "measure", "accuracy", "verify"};
 
@@ -180,6 +181,9 @@ void check_values(const Experiment& e, const std::string& where) {
       require(
           !p.contains("rest_ms") || (p["rest_ms"].is_number() && p["rest_ms"].get<double>() >= 0),
           "rest_ms must be a number >= 0");
+      require(!p.contains("size_seconds") ||
+                  (p["size_seconds"].is_number() && p["size_seconds"].get<double>() > 0),
+              "size_seconds must be a number > 0");
       return;
     }
     const TrainConfig c = train_config_of(e);
