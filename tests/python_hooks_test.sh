@@ -21,7 +21,8 @@ for hook in fp16 powersgd; do
     dir="$work/$hook-$ranks"
     timeout 120 "$python" "$reference" run --hook "$hook" --ranks "$ranks" --dir "$dir" \
       --rank-r "$ranks" --start 2 >"$dir.python.log" 2>&1
-    check "$hook, $ranks ranks: PyTorch's hook ran" test -s "$dir/rank0/want4.bin"
+    check "$hook, $ranks ranks: PyTorch's hook ran and its ranks left ($?)" test $? -eq 0
+    check "$hook, $ranks ranks: PyTorch's hook wrote its results" test -s "$dir/rank0/want4.bin"
     for backend in mpi gloo; do
       rm -f "$dir"/rank*/got*.bin
       timeout 120 "${mpi[@]}" -np "$ranks" "$replay" --sync "$hook" --dir "$dir" --iterations 5 \
