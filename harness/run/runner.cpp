@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "catalogue/datasets.h"
 #include "catalogue/models.h"
@@ -99,7 +100,8 @@ void check_datasets(const Matrix& m, const std::string& data_dir) {
   std::set<std::string> needed;
   for (const auto& e : m.experiments) {
     if (e.kind == "collectives") continue;
-    const ModelSpec& model = find_model(e.params.value("model", TrainConfig{}.model));
+    const std::string name = e.params.value("model", TrainConfig{}.model);
+    const ModelSpec& model = find_model(name);
     needed.insert(e.params.value("dataset", model.default_dataset));
   }
   for (const auto& d : needed) {
