@@ -1,12 +1,14 @@
 // bench_collectives as a user runs it: on 1 rank and under mpirun, over MPI and Gloo; its JSON
 // is Google Benchmark's, with our counters and context, every result checked (wrong = 0); a
 // planted wrong result fails the benchmark and the process.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -29,7 +31,22 @@ const char* kFilter =
 struct BenchRun {
   int code = -1;
   nlohmann::json json;
+  std::string text;  // the output file as written
 };
+
+// The output file's text, and its JSON (discarded where it is not JSON: the text says why).
+void read_output(const std::string& path, BenchRun& r) {
+  std::ifstream in(path);
+  if (!in.good()) return;
+  r.text.assign(std::istreambuf_iterator<char>(in), {});
+  r.json = nlohmann::json::parse(r.text, nullptr, /*allow_exceptions=*/false);
+}
+
+// What a test says when the output is not JSON: its size and where it ends.
+std::string not_json(const BenchRun& r) {
+  return fmt::format("the output file is not JSON ({} bytes, ending \"{}\")", r.text.size(),
+                     r.text.substr(r.text.size() > 300 ? r.text.size() - 300 : 0));
+}
 
 BenchRun run_bench(const std::string& launcher, const std::string& args) {
   TempDir dir;
@@ -40,8 +57,7 @@ BenchRun run_bench(const std::string& launcher, const std::string& args) {
   int status = std::system(command.c_str());
   BenchRun r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(out);
-  if (in.good()) r.json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  read_output(out, r);
   if (r.code != 0) {
     std::ifstream log(dir / "log");
     std::cerr << log.rdbuf();
@@ -64,7 +80,7 @@ void expect_keeps_freed_memory(const nlohmann::json& context) {
 
 void expect_checked_results(const BenchRun& r, int ranks, const std::string& backend) {
   ASSERT_EQ(r.code, 0);
-  ASSERT_TRUE(r.json.is_object());
+  ASSERT_TRUE(r.json.is_object()) << not_json(r);
   const auto& context = r.json["context"];
   EXPECT_EQ(context["dtbench_world_size"], std::to_string(ranks));
   EXPECT_EQ(context["dtbench_backend"], backend);
@@ -141,6 +157,7 @@ TEST(BenchCollectives, ASizeStopsAtItsTimeLimitOnEveryRank) {
   for (const auto& [limit, expected] : {std::pair{"0", 200}, std::pair{"1e-9", 3}}) {
     BenchRun r = run_bench(mpirun(2), std::string("--backend mpi --size-seconds ") + limit);
     ASSERT_EQ(r.code, 0) << limit;
+    ASSERT_TRUE(r.json.is_object()) << not_json(r);
     int sizes = 0;
     for (const auto& b : r.json["benchmarks"]) {
       if (!b.contains("machines")) continue;  // osu_allreduce, its own loop
@@ -160,6 +177,7 @@ TEST(BenchCollectives, EveryOperationFollowsTheRestAskedFor) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.code, 0);
+  ASSERT_TRUE(r.json.is_object()) << not_json(r);
   double operations = 0;
   for (const auto& b : r.json["benchmarks"]) {
     if (!b.contains("machines")) continue;  // osu_allreduce, its own loop
@@ -174,7 +192,7 @@ TEST(BenchCollectives, EveryOperationFollowsTheRestAskedFor) {
 TEST(BenchCollectives, AWrongResultFailsTheRun) {
   BenchRun r = run_bench(mpirun(2), "--backend mpi --fault wrong");
   EXPECT_NE(r.code, 0);
-  ASSERT_TRUE(r.json.is_object());
+  ASSERT_TRUE(r.json.is_object()) << not_json(r);
   for (const auto& b : r.json["benchmarks"]) {
     EXPECT_TRUE(b.value("error_occurred", false)) << b["name"];
   }
@@ -196,8 +214,7 @@ class BenchTrain : public ::testing::Test {
     int status = std::system(command.c_str());
     BenchRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(out);
-    if (in.good()) r.json = nlohmann::json::parse(in, nullptr, false);
+    read_output(out, r);
     std::ifstream err(out_dir / "err");
     errors_ = std::string(std::istreambuf_iterator<char>(err), {});
     return r;
@@ -216,6 +233,7 @@ TEST_P(BenchTrainRanks, TimesThirtyNineIterationsWithTheTrainersFigures) {
                    "bucket_mb:25/aggregate:mean/",
                    dir_.path());
   ASSERT_EQ(r.code, 0) << errors_;
+  ASSERT_TRUE(r.json.is_object()) << not_json(r);
   const auto& benchmarks = r.json["benchmarks"];
   ASSERT_EQ(benchmarks.size(), 4u);  // allreduce and bucketed, each blocking and overlap
   for (const auto& b : benchmarks) {
