@@ -42,10 +42,17 @@ void read_output(const std::string& path, BenchRun& r) {
   r.json = nlohmann::json::parse(r.text, nullptr, /*allow_exceptions=*/false);
 }
 
-// What a test says when the output is not JSON: its size and where it ends.
+// What a test says when the output is not JSON: its size, the parser's complaint (where, and
+// what it read last) and where the file ends.
 std::string not_json(const BenchRun& r) {
-  return fmt::format("the output file is not JSON ({} bytes, ending \"{}\")", r.text.size(),
-                     r.text.substr(r.text.size() > 300 ? r.text.size() - 300 : 0));
+  std::string why = "parsed";
+  try {
+    [[maybe_unused]] const auto parsed = nlohmann::json::parse(r.text);
+  } catch (const nlohmann::json::exception& e) {
+    why = e.what();
+  }
+  return fmt::format("the output file is not JSON ({} bytes; {}; ending \"{}\")", r.text.size(),
+                     why, r.text.substr(r.text.size() > 300 ? r.text.size() - 300 : 0));
 }
 
 BenchRun run_bench(const std::string& launcher, const std::string& args) {
