@@ -31,28 +31,27 @@ const char* kFilter =
 struct BenchRun {
   int code = -1;
   nlohmann::json json;
-  std::string text;  // the output file as written
+  std::string text;   // the output file as written
+  std::string error;  // the JSON parser's complaint (where, and what it read last); empty: none
 };
 
-// The output file's text, and its JSON (discarded where it is not JSON: the text says why).
+// The output file's text, and its JSON (null where it is not JSON: `error` says why).
 void read_output(const std::string& path, BenchRun& r) {
   std::ifstream in(path);
   if (!in.good()) return;
   r.text.assign(std::istreambuf_iterator<char>(in), {});
-  r.json = nlohmann::json::parse(r.text, nullptr, /*allow_exceptions=*/false);
+  try {
+    r.json = nlohmann::json::parse(r.text);
+  } catch (const nlohmann::json::exception& e) {
+    r.error = e.what();
+  }
 }
 
-// What a test says when the output is not JSON: its size, the parser's complaint (where, and
-// what it read last) and where the file ends.
+// What a test says when the output is not JSON: its size, the parser's complaint and where the
+// file ends.
 std::string not_json(const BenchRun& r) {
-  std::string why = "parsed";
-  try {
-    [[maybe_unused]] const auto parsed = nlohmann::json::parse(r.text);
-  } catch (const nlohmann::json::exception& e) {
-    why = e.what();
-  }
   return fmt::format("the output file is not JSON ({} bytes; {}; ending \"{}\")", r.text.size(),
-                     why, r.text.substr(r.text.size() > 300 ? r.text.size() - 300 : 0));
+                     r.error, r.text.substr(r.text.size() > 300 ? r.text.size() - 300 : 0));
 }
 
 BenchRun run_bench(const std::string& launcher, const std::string& args) {
