@@ -71,6 +71,7 @@ void train_benchmark(benchmark::State& state, const std::string& name, TrainConf
   config.max_iters = kIterations;
   config.eval = false;
   config.threads = options.threads;
+  config.fault = options.faults.spec();
   config.log_interval = kIterations + 1;
   if (!options.trace_dir.empty()) {
     // One file per benchmark, named after it: "vgg11/allreduce/blocking/..." -> "vgg11-..."
@@ -78,8 +79,17 @@ void train_benchmark(benchmark::State& state, const std::string& name, TrainConf
                                std::regex_replace(name, std::regex("[^A-Za-z0-9_.=-]+"), "-"));
   }
   std::FILE* quiet = std::fopen("/dev/null", "w");
-  Trainer trainer(config, data_for(config.dataset, options), *w.comm, quiet);
-  RunRecord r = trainer.run();
+  RunRecord r;
+  try {
+    Trainer trainer(config, data_for(config.dataset, options), *w.comm, quiet);
+    r = trainer.run();
+  } catch (const TrainingDiverged& e) {
+    // Every rank stops at the same step (a diverged loss is the same on each); the benchmarks
+    // after this one still run, and the run ends failed.
+    std::fclose(quiet);
+    state.SkipWithError(e.what());
+    return;
+  }
   std::fclose(quiet);
   const auto& times = r.iterations.total_s;
   size_t k = kTimedFirst;

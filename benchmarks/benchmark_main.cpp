@@ -112,7 +112,7 @@ Options parse_options(int* argc, char** argv, const char* program) {
   app.add_flag("--synthetic", o.synthetic,
                "bench_train: CIFAR-shaped random data instead of DATA_DIR (recorded)");
   std::string fault;
-  app.add_option("--fault", fault, "Test only: wrong (common/fault_plan.h)")->group("");
+  app.add_option("--fault", fault, "Test only: a fault (common/fault_plan.h)")->group("");
   std::vector<const char*> args;
   args.reserve(ours.size());
   for (const auto& a : ours) args.push_back(a.c_str());

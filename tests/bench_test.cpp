@@ -209,14 +209,14 @@ class BenchTrain : public ::testing::Test {
  protected:
   void SetUp() override { testing::write_mnist(dir_.path(), 64 * 40, 10, /*gzip=*/true); }
 
-  BenchRun run(const std::string& launcher, const std::string& filter,
-               const std::string& data_dir) {
+  BenchRun run(const std::string& launcher, const std::string& filter, const std::string& data_dir,
+               const std::string& options = "") {
     TempDir out_dir;
     std::string out = out_dir / "train.json";
     std::string command = launcher + " " + DTBENCH_BENCH_TRAIN + " --data-dir " + data_dir +
-                          " --benchmark_filter='" + filter + "' --benchmark_out=" + out +
-                          " --benchmark_out_format=json >" + (out_dir / "log") + " 2>" +
-                          (out_dir / "err");
+                          " --benchmark_filter='" + filter + "' " + options +
+                          " --benchmark_out=" + out + " --benchmark_out_format=json >" +
+                          (out_dir / "log") + " 2>" + (out_dir / "err");
     int status = std::system(command.c_str());
     BenchRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -276,6 +276,23 @@ TEST_P(BenchTrainRanks, TimesThirtyNineIterationsWithTheTrainersFigures) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OneAndFour, BenchTrainRanks, ::testing::Values(1, 4));
+
+// A benchmark whose loss turns NaN ends in error, named; the ones after it still run and the
+// output keeps every result, and the run fails.
+TEST_F(BenchTrain, ADivergedLossFailsItsBenchmarkAndTheRunGoesOn) {
+  BenchRun r = run("",
+                   "^lenet5/sync:allreduce/mode:(blocking|overlap)/batch:64/bucket_mb:25/"
+                   "aggregate:mean/",
+                   dir_.path(), "--fault nan:0");
+  EXPECT_NE(r.code, 0) << errors_;
+  ASSERT_TRUE(r.json.is_object()) << not_json(r);
+  const auto& benchmarks = r.json["benchmarks"];
+  ASSERT_EQ(benchmarks.size(), 2u);
+  for (const auto& b : benchmarks) {
+    EXPECT_TRUE(b.value("error_occurred", false)) << b["name"];
+    EXPECT_NE(b.value("error_message", "").find("the training diverged"), std::string::npos) << b;
+  }
+}
 
 TEST_F(BenchTrain, MissingDataIsOneLineAndExitCodeTwo) {
   TempDir empty;

@@ -171,6 +171,21 @@ TEST(Cli, TrainsAndWritesTheRecord) {
   EXPECT_TRUE(record.good());
 }
 
+// A loss that turns NaN (here the fault makes rank 0's parameters NaN as iteration 3 begins,
+// as a kernel returning garbage would) stops the run at that step: one line, exit code 3.
+TEST(Cli, ADivergedLossIsOneLineAndExitCodeThree) {
+  TempDir dir;
+  testing::write_mnist(dir.path(), 64, 20, true);
+  Outcome o = run_train("--model lenet5 --no-eval --global-batch 16 --max-iters 6 --data-dir " +
+                        dir.path() + " --fault nan:0 --out " + (dir / "r.json"));
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("the loss is nan at epoch 1, step 4: the training diverged"),
+            std::string::npos)
+      << o.err;
+  EXPECT_FALSE(std::ifstream(dir / "r.json").good());
+}
+
 // --malloc is applied and recorded as what took effect, each iteration's page faults beside it
 // (the environment's malloc settings winning is allocator_test's). (What the setting is worth is
 // measured by the allocator experiments, not asserted here: it depends on the machine.)

@@ -18,6 +18,11 @@ TEST(FaultPlan, EachFaultStrikesItsRankAtItsPointOnly) {
   const FaultPlan hang = FaultPlan::parse("hang:0");
   EXPECT_EQ(hang.at(FaultPoint::iteration_start, 0, kFaultIteration), Fault::hang);
 
+  const FaultPlan nan = FaultPlan::parse("nan:1");
+  EXPECT_EQ(nan.at(FaultPoint::iteration_start, 1, kFaultIteration), Fault::nan);
+  EXPECT_EQ(nan.at(FaultPoint::iteration_start, 1, kFaultIteration + 1), Fault::none);
+  EXPECT_EQ(nan.at(FaultPoint::iteration_start, 0, kFaultIteration), Fault::none);
+
   const FaultPlan corrupt = FaultPlan::parse("corrupt:1");
   EXPECT_EQ(corrupt.at(FaultPoint::replica_check, 1), Fault::corrupt);
   EXPECT_EQ(corrupt.at(FaultPoint::replica_check, 0), Fault::none);

@@ -14,12 +14,17 @@ FaultPlan FaultPlan::parse(const std::string& spec) {
   std::smatch m;
   if (spec == "wrong") {
     plan.fault_ = Fault::wrong;
-  } else if (std::regex_match(spec, m, std::regex("(kill|hang|corrupt):([0-9]{1,6})"))) {
-    plan.fault_ = m[1] == "kill" ? Fault::kill : m[1] == "hang" ? Fault::hang : Fault::corrupt;
+  } else if (std::regex_match(spec, m, std::regex("(kill|hang|corrupt|nan):([0-9]{1,6})"))) {
+    const std::string kind = m[1];
+    plan.fault_ = kind == "kill"      ? Fault::kill
+                  : kind == "hang"    ? Fault::hang
+                  : kind == "corrupt" ? Fault::corrupt
+                                      : Fault::nan;
     plan.rank_ = std::stoi(m[2]);
   } else {
     throw UserError(fmt::format(
-        "--fault '{}': expected kill:RANK, hang:RANK, corrupt:RANK or wrong (test only)", spec));
+        "--fault '{}': expected kill:RANK, hang:RANK, corrupt:RANK, nan:RANK or wrong (test only)",
+        spec));
   }
   plan.spec_ = spec;
   return plan;
@@ -29,6 +34,7 @@ Fault FaultPlan::at(FaultPoint point, int rank, int64_t iteration) const {
   switch (fault_) {
     case Fault::kill:
     case Fault::hang:
+    case Fault::nan:
       return point == FaultPoint::iteration_start && rank == rank_ && iteration == kFaultIteration
                  ? fault_
                  : Fault::none;

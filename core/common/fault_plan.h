@@ -7,6 +7,7 @@
 //   kill:R     rank R kills itself (SIGKILL) as iteration 3 begins
 //   hang:R     rank R stops answering (sleeps for ever, its watchdog off) as iteration 3 begins
 //   corrupt:R  rank R perturbs its replica before every replica check
+//   nan:R      rank R's parameters become NaN as iteration 3 begins (a kernel returning garbage)
 //   wrong      rank 0 corrupts one element of every collective's result before it is checked
 #include <cstdint>
 #include <string>
@@ -19,7 +20,7 @@ enum class FaultPoint {
   result_check,     // after a timed collective, before its result is checked
 };
 
-enum class Fault { none, kill, hang, corrupt, wrong };
+enum class Fault { none, kill, hang, corrupt, wrong, nan };
 
 class FaultPlan {
  public:

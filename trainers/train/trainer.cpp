@@ -9,6 +9,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 
 #include "catalogue/models.h"
@@ -198,6 +199,12 @@ RunRecord Trainer::run() {
       own_times.push_back(t.total_s);
       for (size_t p = 0; p < kPhaseCount; ++p) own_phases[p].push_back(t.phase_s[p]);
       if (config_.world_size > 1) loss = reduce_across_ranks(t, loss);
+      // The loss is the mean over ranks, the same on each: all stop here together. Times of a
+      // step computed on NaN or infinity are not a measurement of training.
+      if (!std::isfinite(loss)) {
+        throw TrainingDiverged(fmt::format(
+            "the loss is {} at epoch {}, step {}: the training diverged", loss, epoch, step));
+      }
       if (clock_) plan_from_first_iteration();
       record.iterations.add(epoch, step, loss, t);
 
@@ -338,6 +345,11 @@ void Trainer::inject_faults(int64_t iteration) {
     case Fault::hang:
       watchdog_.reset();  // a hang, not a failure that the trainer notices
       while (true) pause();
+    case Fault::nan: {
+      torch::NoGradGuard no_grad;
+      for (auto& p : model_->parameters()) p.fill_(std::numeric_limits<float>::quiet_NaN());
+      break;
+    }
     default:
       break;
   }

@@ -6,6 +6,7 @@
 
 #include "catalogue/datasets.h"
 #include "comm/communicator.h"
+#include "common/error.h"
 #include "common/fault_plan.h"
 #include "common/trace_log.h"
 #include "common/watchdog.h"
@@ -18,6 +19,12 @@
 #include "train/timeline.h"
 
 namespace dtbench {
+
+// The mean loss over ranks became NaN or infinite: every rank throws it at the same step.
+class TrainingDiverged : public RunError {
+ public:
+  using RunError::RunError;
+};
 
 // The train and test sets of a run, with the preprocessing that belongs to them.
 struct TrainData {
