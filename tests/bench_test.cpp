@@ -54,6 +54,18 @@ std::string not_json(const BenchRun& r) {
                      r.error, r.text.substr(r.text.size() > 300 ? r.text.size() - 300 : 0));
 }
 
+// Each benchmark that ended in error, with its message: what a failed run's exit code stands for.
+std::string errors_in(const BenchRun& r) {
+  if (!r.json.is_object()) return not_json(r);
+  std::string text;
+  for (const auto& b : r.json["benchmarks"]) {
+    if (b.value("error_occurred", false)) {
+      text += fmt::format("\n{}: {}", b.value("name", ""), b.value("error_message", ""));
+    }
+  }
+  return text;
+}
+
 BenchRun run_bench(const std::string& launcher, const std::string& args) {
   TempDir dir;
   std::string out = dir / "out.json";
@@ -238,7 +250,7 @@ TEST_P(BenchTrainRanks, TimesThirtyNineIterationsWithTheTrainersFigures) {
                    "^lenet5/sync:(allreduce|bucketed)/mode:(blocking|overlap)/batch:64/"
                    "bucket_mb:25/aggregate:mean/",
                    dir_.path());
-  ASSERT_EQ(r.code, 0) << errors_;
+  ASSERT_EQ(r.code, 0) << errors_ << errors_in(r);
   ASSERT_TRUE(r.json.is_object()) << not_json(r);
   const auto& benchmarks = r.json["benchmarks"];
   ASSERT_EQ(benchmarks.size(), 4u);  // allreduce and bucketed, each blocking and overlap
