@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <regex>
 
 #include "benchmark_main.h"
@@ -78,19 +79,18 @@ void train_benchmark(benchmark::State& state, const std::string& name, TrainConf
     config.trace = fmt::format("{}/{}.json", options.trace_dir,
                                std::regex_replace(name, std::regex("[^A-Za-z0-9_.=-]+"), "-"));
   }
-  std::FILE* quiet = std::fopen("/dev/null", "w");
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> quiet(std::fopen("/dev/null", "w"),
+                                                              &std::fclose);
   RunRecord r;
   try {
-    Trainer trainer(config, data_for(config.dataset, options), *w.comm, quiet);
+    Trainer trainer(config, data_for(config.dataset, options), *w.comm, quiet.get());
     r = trainer.run();
   } catch (const TrainingDiverged& e) {
     // Every rank stops at the same step (a diverged loss is the same on each); the benchmarks
     // after this one still run, and the run ends failed.
-    std::fclose(quiet);
     state.SkipWithError(e.what());
     return;
   }
-  std::fclose(quiet);
   const auto& times = r.iterations.total_s;
   size_t k = kTimedFirst;
   for (auto _ : state) state.SetIterationTime(times.at(k++));
