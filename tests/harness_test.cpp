@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -219,6 +220,29 @@ TEST(Runner, RoundsRunEveryExperimentOnceInARotatedOrder) {
       }
     }
   }
+}
+
+TEST(Files, AProcFileOfAProcessThatEndedAfterItsOpenIsNoneNotAnError) {
+  // A meter samples every process of the machine; a rank that ends between the open of its
+  // /proc/PID/stat and the read makes the read fail (ESRCH). That is a process gone, not an
+  // error: the run measuring it goes on.
+  pid_t child = fork();
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  ASSERT_GT(child, 0);
+  const std::string stat = "/proc/" + std::to_string(child) + "/stat";
+  const int fd = open(stat.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  EXPECT_EQ(read_rest(fd), std::nullopt);
+  close(fd);
+  EXPECT_EQ(read_proc_file(stat), std::nullopt);
+  const std::optional<std::string> mine = read_proc_file("/proc/self/stat");
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_THAT(*mine, ::testing::StartsWith(std::to_string(getpid()) + " ("));
 }
 
 TEST(Noise, AProcessInTheTreeIsOwnAndAnyOtherIsForeign) {

@@ -1,5 +1,6 @@
 #include "common/files.h"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <openssl/evp.h>
 #include <unistd.h>
@@ -40,6 +41,26 @@ std::vector<uint8_t> read_maybe_gzipped(const std::string& path) {
 std::string read_text_file(const std::string& path) {
   const std::vector<uint8_t> bytes = read_maybe_gzipped(path);
   return {bytes.begin(), bytes.end()};
+}
+
+std::optional<std::string> read_rest(int fd) {
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return text;
+    text.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+std::optional<std::string> read_proc_file(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::string> text = read_rest(fd);
+  close(fd);
+  return text;
 }
 
 nlohmann::json read_json_or_null(const std::string& path) {

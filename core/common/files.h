@@ -2,6 +2,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,13 @@ std::vector<uint8_t> read_maybe_gzipped(const std::string& path);
 
 // read_maybe_gzipped as text.
 std::string read_text_file(const std::string& path);
+
+// The rest of an open file descriptor's bytes; nullopt where a read fails. A /proc/PID file
+// whose process ends after it was opened fails so (ESRCH): the process is gone, not an error.
+std::optional<std::string> read_rest(int fd);
+
+// A file of /proc read whole; nullopt where it cannot be opened or read (its process ended).
+std::optional<std::string> read_proc_file(const std::string& path);
 
 // A JSON file, gzip-compressed or not; null where it is missing, unreadable or not JSON.
 nlohmann::json read_json_or_null(const std::string& path);

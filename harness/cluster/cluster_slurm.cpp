@@ -93,12 +93,9 @@ bool munge_answers() {
 
 // Whether pid is a process that has not ended (a zombie has).
 bool alive(int pid) {
-  std::string stat;
-  try {
-    stat = read_text_file(fmt::format("/proc/{}/stat", pid));
-  } catch (const UserError&) {
-    return false;
-  }
+  const std::optional<std::string> read = read_proc_file(fmt::format("/proc/{}/stat", pid));
+  if (!read) return false;
+  const std::string& stat = *read;
   const size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/files.h"
 #include "common/machine_cpu.h"
 
 namespace dtbench {
@@ -36,8 +37,9 @@ struct ProcessCpu {
 // /proc/PID/stat: "pid (comm) state ppid pgrp ... flags ... utime stime ... starttime ...";
 // comm may hold spaces and parentheses, so fields are counted from the last ')'.
 bool read_process(pid_t pid, ProcessCpu* p) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<std::string> read = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!read) return false;  // it ended
+  const std::string& text = *read;
   auto open = text.find('(');
   auto close = text.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return false;
@@ -71,7 +73,10 @@ std::vector<ProcessCpu> read_processes() {
 
 // Whether /proc/PID/environ holds `entry` ("NAME=value") as one of its variables.
 bool environment_holds(pid_t pid, const std::string& entry) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::optional<std::string> environment =
+      read_proc_file("/proc/" + std::to_string(pid) + "/environ");
+  if (!environment) return false;  // it ended
+  std::istringstream in(*environment);
   for (std::string variable; std::getline(in, variable, '\0');) {
     if (variable == entry) return true;
   }
