@@ -12,12 +12,14 @@
 #include <fstream>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "comm/allgather_text.h"
 #include "comm/mpi_communicator.h"
 #include "comm/self_communicator.h"
 #include "common/allocator.h"
 #include "common/error.h"
+#include "common/mpi_start.h"
 #include "compression_checks.h"
 #include "fixtures.h"
 #include "record/system_info.h"
@@ -182,6 +184,25 @@ TEST(MpiThreadLevel, LessThanMultipleIsAClearError) {
   int provided = 0;
   MPI_Query_thread(&provided);
   EXPECT_EQ(provided, MPI_THREAD_MULTIPLE);
+}
+
+// The fence after MPI_Init (common/mpi_start.h) lets no rank go on before every rank has reached
+// it: each rank stamps the moment it arrives and the moment it leaves (one machine, one clock),
+// and every leaving comes after the last arrival. The last rank arrives late on purpose, so that
+// a fence that let ranks through would show; no duration is asserted.
+TEST(MpiStart, NoRankLeavesTheFenceBeforeEveryRankReachedIt) {
+  using Clock = std::chrono::system_clock;
+  if (world->rank() == world->size() - 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const double arrived = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  wait_for_every_rank_started();
+  const double left = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  std::vector<double> arrivals(world->size());
+  double last_arrival = arrived;
+  MPI_Allgather(&arrived, 1, MPI_DOUBLE, arrivals.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  for (double a : arrivals) last_arrival = std::max(last_arrival, a);
+  EXPECT_GE(left, last_arrival) << "rank " << world->rank() << " left the fence before rank "
+                                << world->size() - 1 << " reached it";
 }
 
 // The ring for nonblocking allreduces and TCP fragments of 128 KiB are set before MPI starts,

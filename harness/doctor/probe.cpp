@@ -37,6 +37,7 @@
 #include "common/error.h"
 #include "common/host.h"
 #include "common/main_guard.h"
+#include "common/mpi_start.h"
 #include "common/ports.h"
 #include "common/thread_share.h"
 #include "doctor/doctor.h"
@@ -300,6 +301,7 @@ int main(int argc, char** argv) {
       return app.exit(e);
     }
     MPI_Init(&argc, &argv);
+    dtbench::wait_for_every_rank_started();
     try {
       probe(data_dir, link_mb, repeats, compute);
     } catch (const std::exception& e) {

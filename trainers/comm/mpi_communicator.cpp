@@ -11,6 +11,7 @@
 
 #include "comm/mpi_progress.h"
 #include "common/mpi_check.h"
+#include "common/mpi_start.h"
 #include "common/slurm.h"
 
 namespace dtbench {
@@ -219,6 +220,7 @@ void ensure_mpi_initialised() {
       // MPI_Allreduce 0.352 s before, 0.237 s after; docs/communicators.md).
       setenv("OMPI_MCA_btl_tcp_rdma_pipeline_frag_size", "131072", /*overwrite=*/0);
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+      wait_for_every_rank_started();
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }
     require_thread_level(provided);
