@@ -128,6 +128,13 @@ def malloc_settings():
     return f"environment ({' '.join(given)})" if given else "glibc default"
 
 
+def cpu_kernel_settings():
+    """As dtbench's system.cpu_kernels says it: oneDNN's own choice unless the environment
+    holds it lower."""
+    value = os.environ.get("ONEDNN_MAX_CPU_ISA", "")
+    return f"environment (ONEDNN_MAX_CPU_ISA={value})" if value else "oneDNN default"
+
+
 def nic_counters():
     counters = {}
     with open("/proc/net/dev") as f:
@@ -304,6 +311,7 @@ def main():
                        "torch": torch.__version__,
                        "torch_mpi_available": dist.is_mpi_available(),
                        "malloc": malloc_settings(),
+                       "cpu_kernels": cpu_kernel_settings(),
                        "train_files": files},
             "threads": torch.get_num_threads(),
             "bucket_bytes": [],

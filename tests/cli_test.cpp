@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "catalogue/methods.h"
+#include "common/files.h"
 #include "fixtures.h"
 
 namespace dtbench {
@@ -26,11 +27,11 @@ struct Outcome {
   std::string out, err;
 };
 
-// Runs dtbench-train with the given shell-safe arguments.
-Outcome run_train(const std::string& args) {
+// Runs dtbench-train with the given shell-safe arguments (and variables: "NAME=VALUE ...").
+Outcome run_train(const std::string& args, const std::string& environment = "") {
   TempDir dir;
-  std::string command =
-      std::string(DTBENCH_TRAIN_BIN) + " " + args + " >" + (dir / "out") + " 2>" + (dir / "err");
+  std::string command = environment + " " + DTBENCH_TRAIN_BIN + " " + args + " >" + (dir / "out") +
+                        " 2>" + (dir / "err");
   int status = std::system(command.c_str());
   auto slurp = [](const std::string& path) {
     std::stringstream s;
@@ -203,6 +204,38 @@ TEST(Cli, TheMallocSettingIsAppliedAndRecorded) {
   EXPECT_EQ(keep["system"]["malloc"], "keep freed memory (mmap and trim thresholds 1 GiB)");
   EXPECT_EQ(keep["ranks"][0]["iteration_minor_faults"].size(), 3u);
   EXPECT_EQ(record_of("glibc")["system"]["malloc"], "glibc default");
+}
+
+// The record names the oneDNN kernels the rank's environment chose (docs/testing.md), and they
+// are the ones oneDNN runs, as it reports them itself (DNNL_VERBOSE's "isa:" line): held to
+// AVX2 by ONEDNN_MAX_CPU_ISA, its own choice without it. On a CPU with AVX-512 the two differ.
+TEST(Cli, TheRecordNamesTheOneDnnKernelsThatRan) {
+  TempDir dir;
+  testing::write_mnist(dir.path(), 64, 20, true);
+  struct Run {
+    std::string settings, isa;
+  };
+  auto run = [&](const std::string& name, const std::string& environment) {
+    std::string out = dir / ("r-" + name + ".json");
+    Outcome o = run_train("--model lenet5 --no-eval --global-batch 16 --max-iters 2 --data-dir " +
+                              dir.path() + " --out " + out,
+                          "env -u ONEDNN_MAX_CPU_ISA DNNL_VERBOSE=1 " + environment);
+    EXPECT_EQ(o.code, 0) << o.err;
+    const std::string tag = "info,cpu,isa:";
+    auto at = o.out.find(tag);
+    EXPECT_NE(at, std::string::npos) << "oneDNN reported no instruction set:\n" << o.out;
+    std::string isa = at == std::string::npos ? "" : o.out.substr(at + tag.size());
+    return Run{nlohmann::json::parse(std::ifstream(out))["system"]["cpu_kernels"],
+               isa.substr(0, isa.find('\n'))};
+  };
+  const Run own = run("own", "");
+  const Run held = run("held", "ONEDNN_MAX_CPU_ISA=AVX2");
+  EXPECT_EQ(own.settings, "oneDNN default");
+  EXPECT_EQ(held.settings, "environment (ONEDNN_MAX_CPU_ISA=AVX2)");
+  EXPECT_EQ(held.isa.find("AVX-512"), std::string::npos) << held.isa;
+  if (read_proc_file("/proc/cpuinfo").value_or("").find(" avx512f ") != std::string::npos) {
+    EXPECT_NE(own.isa.find("AVX-512"), std::string::npos) << own.isa;
+  }
 }
 
 }  // namespace

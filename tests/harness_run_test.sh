@@ -136,6 +136,29 @@ for path in glob.glob(sys.argv[1] + "/*/rep-1/result.json"):
 sys.exit(0 if seen == {True: "8192", False: "131072"} else f"records say {seen}")
 PY
 
+# 4d. A loss turned NaN is launched once more and both attempts are kept: a method's own
+# divergence (here a fault that makes rank 0's parameters NaN every time) fails again.
+cat >"$work/diverge.json" <<'JSON'
+{"description": "diverge",
+ "defaults": {"ranks": 2, "model": "lenet5", "global_batch": 24, "threads": 1, "eval": false,
+              "max_iters": 6, "estimate_s": 3, "time_limit_s": 120},
+ "entries": [{"group": "d", "sync": "allreduce"}]}
+JSON
+"$dtbench" run --hosts "$work/hosts" --matrix "$work/diverge.json" --data-dir "$work/data" \
+  --quiet-wait-s 0 --noise-tries 1 --out "$work/diverge" --fault d=nan:0 >"$work/diverge.out" 2>&1
+code=$?
+check "diverge: exit 1 ($code)" test $code -eq 1
+check "diverge: launched twice, the first kept, the second's failure named" \
+  python3 - "$(kept "$work/diverge/experiments/d" status.json)" <<'PY'
+import json, os, sys
+s = json.load(open(sys.argv[1]))
+a = s["attempts"]
+sys.exit(not (s["status"] == "failed" and len(a) == 2 and
+              a[0]["why"] == "the loss turned NaN or infinite (the training diverged)" and
+              "the training diverged" in s["why"] and
+              os.path.exists(os.path.join(os.path.dirname(sys.argv[1]), "attempt-1"))))
+PY
+
 # 5. Dry run and bad input.
 "${run[@]}" --out "$work/dry" --dry-run >"$work/dry.out" 2>&1
 check "dry run lists the expansion" grep -q "matrix matrix: 4 experiments, estimated 12.0s" "$work/dry.out"

@@ -692,6 +692,19 @@ TEST(Cluster, OverSshTheHostsAreTheNodesNamesAndMpirunUsesStockSshInSlurmSrun) {
   }
   EXPECT_THAT(launch_argv(3, allocation, settings, 0, marker),
               Not(Contains(HasSubstr("GLOO_SOCKET_IFNAME"))));
+  {  // oneDNN's kernels, held by the user (docs/testing.md): every rank's, whatever the launcher.
+    testing::ScopedEnvironment isa({"ONEDNN_MAX_CPU_ISA"}, {{"ONEDNN_MAX_CPU_ISA", "AVX2"}});
+    EXPECT_THAT(launch_argv(3, allocation, settings, 0, marker),
+                Contains("ONEDNN_MAX_CPU_ISA=AVX2"));
+    settings.launcher = "srun";
+    EXPECT_EQ(launch_env(allocation, settings, marker).at("ONEDNN_MAX_CPU_ISA"), "AVX2");
+    settings.launcher = "mpirun";
+  }
+  {
+    testing::ScopedEnvironment isa({"ONEDNN_MAX_CPU_ISA"}, {});
+    EXPECT_THAT(launch_argv(3, allocation, settings, 0, marker),
+                Not(Contains(HasSubstr("ONEDNN_MAX_CPU_ISA"))));
+  }
   {  // MPI's interfaces, chosen by the user: on mpirun's command line, and srun's ranks' variables.
     testing::ScopedEnvironment mpi({"OMPI_MCA_btl_tcp_if_include"},
                                    {{"OMPI_MCA_btl_tcp_if_include", "10.1.0.0/16"}});

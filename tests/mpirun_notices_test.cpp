@@ -122,5 +122,20 @@ TEST(MpirunNotices, OpenMpisStartUpRaceIsToldApart) {
   EXPECT_FALSE(mpi_init_race("dtbench-train: error: no MNIST files in /data\n"));
 }
 
+// A failure worth one more launch says why in status.json: the start-up race, or a loss turned
+// NaN (dtbench-train's line, as mpirun passes it on); any other failure is not relaunched.
+TEST(MpirunNotices, ARaceOrADivergedLossIsRelaunchedAndNothingElse) {
+  EXPECT_EQ(relaunch_reason(" 4  libmpi.so.40(mca_pml_ob1_recv_frag_callback_match+0xaa)\n"
+                            "10  libmpi.so.40(ompi_mpi_init+0x435)\n"),
+            "a rank crashed inside MPI_Init (OpenMPI's start-up race)");
+  EXPECT_EQ(relaunch_reason("dtbench-train: error: the loss is -nan at epoch 1, step 2: the "
+                            "training diverged\nprterun detected that one or more processes "
+                            "exited with non-zero status\n"),
+            "the loss turned NaN or infinite (the training diverged)");
+  EXPECT_EQ(relaunch_reason("dtbench-train: error: no MNIST files in /data\n"), "");
+  EXPECT_EQ(relaunch_reason("srun: error: n3: task 3: Killed\n"), "");
+  EXPECT_EQ(relaunch_reason(""), "");
+}
+
 }  // namespace
 }  // namespace dtbench

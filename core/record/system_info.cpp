@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/allocator.h"
+#include "common/environment.h"
 #include "common/files.h"
 #include "common/git_commit.h"
 #include "common/slurm.h"
@@ -61,6 +62,13 @@ nlohmann::json mpi_settings() {
   return {{"library", library}, {"mca", mca}};
 }
 
+// oneDNN's kernels, as the rank's environment chose them: libtorch's convolutions run those of the
+// newest instruction set the CPU has unless ONEDNN_MAX_CPU_ISA holds them lower (docs/testing.md).
+std::string cpu_kernel_settings() {
+  const std::string isa = env_text("ONEDNN_MAX_CPU_ISA");
+  return isa.empty() ? "oneDNN default" : "environment (ONEDNN_MAX_CPU_ISA=" + isa + ")";
+}
+
 int64_t memory_bytes() {
   std::string kib = field_of("/proc/meminfo", "MemTotal", ':');
   return kib.empty() ? 0 : std::stoll(kib) * 1024;
@@ -91,6 +99,7 @@ nlohmann::json describe_system(const std::vector<std::string>& dataset_files) {
       {"launcher", launcher()},
       {"slurm", slurm_record()},
       {"malloc", allocator_settings()},
+      {"cpu_kernels", cpu_kernel_settings()},
       {"mpi", mpi_settings()},
       {"datasets", datasets},
   };

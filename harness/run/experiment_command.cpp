@@ -147,6 +147,7 @@ std::vector<std::pair<std::string, std::string>> launch_mca(const HostsFile& hos
 // The variables every rank needs, with those of the caller (the experiment's marker). Gloo's
 // interface is the user's where they set it (a cluster with several networks: hosts/README.md),
 // since ssh starts the ranks without the harness's environment; the emulated cluster's is eth0.
+// So are oneDNN's kernels (ONEDNN_MAX_CPU_ISA, docs/testing.md): every rank runs the same ones.
 std::map<std::string, std::string> rank_variables(const HostsFile& hosts,
                                                   const std::map<std::string, std::string>& more) {
   std::map<std::string, std::string> vars = more;
@@ -155,6 +156,9 @@ std::map<std::string, std::string> rank_variables(const HostsFile& hosts,
     vars["DTBENCH_NETNS_PREFIX"] = hosts.netns_prefix;
   } else if (const std::string ifname = env_text("GLOO_SOCKET_IFNAME"); !ifname.empty()) {
     vars["GLOO_SOCKET_IFNAME"] = ifname;
+  }
+  if (const std::string isa = env_text("ONEDNN_MAX_CPU_ISA"); !isa.empty()) {
+    vars["ONEDNN_MAX_CPU_ISA"] = isa;
   }
   return vars;
 }

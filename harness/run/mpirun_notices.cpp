@@ -108,4 +108,16 @@ bool mpi_init_race(const std::string& stderr_text) {
          stderr_text.find("ompi_mpi_init") != std::string::npos;
 }
 
+bool training_diverged(const std::string& stderr_text) {
+  return stderr_text.find(": the training diverged") != std::string::npos;
+}
+
+std::string relaunch_reason(const std::string& stderr_text) {
+  if (mpi_init_race(stderr_text)) return "a rank crashed inside MPI_Init (OpenMPI's start-up race)";
+  if (training_diverged(stderr_text)) {
+    return "the loss turned NaN or infinite (the training diverged)";
+  }
+  return "";
+}
+
 }  // namespace dtbench

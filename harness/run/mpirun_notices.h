@@ -43,4 +43,14 @@ std::string failure_line(const std::string& stderr_text);
 // this catches a launch that crashes so anyway.
 bool mpi_init_race(const std::string& stderr_text);
 
+// Whether a failed launch stopped because its loss turned NaN or infinite (dtbench-train's "the
+// training diverged"). A seeded run repeats its arithmetic, so a method that diverges does so
+// again; libtorch 2.x's oneDNN now and then gives NaN gradients that the next launch does not
+// (docs/testing.md). The harness launches such a repetition once more, keeping both attempts.
+bool training_diverged(const std::string& stderr_text);
+
+// Why a failed launch's stderr makes it worth one more launch (one of the two above, as the
+// experiment's status.json says it), "" when it does not.
+std::string relaunch_reason(const std::string& stderr_text);
+
 }  // namespace dtbench

@@ -720,9 +720,14 @@ class Runner {
                           {"quiet_before", quiet},
                           {"noise", noise_json},
                           {"noisy", noisy}});
-      // OpenMPI 5.0's start-up race killed a rank before anything was measured: once more.
-      if (status == "failed" && number == 1 && mpi_init_race(tail_of(spec.stderr_path, 80))) {
-        attempts.back()["why"] = "a rank crashed inside MPI_Init (OpenMPI's start-up race)";
+      // A failure that the next launch may not repeat, once more: OpenMPI 5.0's start-up race
+      // (a rank killed before anything was measured), or a loss turned NaN (a method's own
+      // divergence comes again; oneDNN's intermittent NaN does not).
+      if (const std::string again = status == "failed" && number == 1
+                                        ? relaunch_reason(tail_of(spec.stderr_path, 80))
+                                        : "";
+          !again.empty()) {
+        attempts.back()["why"] = again;
         keep_attempt_files(dir, number);
         continue;
       }
