@@ -563,6 +563,8 @@ TEST(ExperimentCommand, LocalAndEmulatedLaunches) {
        "sync": "bucketed"}]})");
   Experiment e = load_matrix(path, kMatrices).experiments.at(0);
   CommandSettings s = test_settings();
+  // Without a user's oneDNN kernels, which the ranks would get too (ctest sets them on libtorch 2).
+  testing::ScopedEnvironment kernels({"ONEDNN_MAX_CPU_ISA"}, {});
   HostsFile local = parse_hosts_file("localhost slots=4\n", "/h");
   auto argv = experiment_argv(e, local, s, "/out/result.json");
   // Built against OpenMPI 5, one machine's launch also excludes TCP ("--mca btl ^tcp").
