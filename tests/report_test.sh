@@ -228,10 +228,24 @@ system["stack"] = {"distribution": "Debian GNU/Linux 13 (trixie)", "compiler": "
                    "python_torch": "2.6.0+dfsg-7"}
 json.dump(system, open(path, "w"))
 PY
+# ... whose runs held oneDNN to its AVX2 kernels, as its record says (system.cpu_kernels).
+"$py" - "$work/stack" <<'PY'
+import json, pathlib, sys
+for path in pathlib.Path(sys.argv[1]).glob("experiments/**/result.json"):
+    record = json.load(open(path))
+    if "system" not in record:
+        continue  # a collectives sweep: Google Benchmark's own record
+    record["system"]["cpu_kernels"] = "environment (ONEDNN_MAX_CPU_ISA=AVX2)"
+    json.dump(record, open(path, "w"))
+PY
 "$dtbench" report "$local" "$work/stack" -o "$work/stacks/group.pdf" >/dev/null 2>&1
 check "another stack: two systems" grep -q "^### S2: " "$work/stacks/report.md"
+check "another stack: its runs' oneDNN kernels in its system table" grep -q \
+  "^| CPU kernels | environment (ONEDNN_MAX_CPU_ISA=AVX2) |$" "$work/stacks/report.md"
+check "records without the kernels said so" grep -q "^| CPU kernels | not recorded |$" \
+  "$work/stacks/report.md"
 check "another stack: section 16 says the ratios measure the stack" grep -q \
-  "S2 has S1's hardware (.*) and another software stack, libtorch 2.6.0, Open MPI 5.0.7 against S1's libtorch 1.13.1, Open MPI 4.1.4: its ratios measure the stack" \
+  "S2 has S1's hardware (.*) and another software stack, libtorch 2.6.0, Open MPI 5.0.7 against S1's libtorch 1.13.1, Open MPI 4.1.4: its ratios measure the stack and oneDNN's kernels (S2's runs: environment (ONEDNN_MAX_CPU_ISA=AVX2); S1's: not recorded)" \
   "$work/stacks/report.md"
 
 # A corrupt result is named and skipped.

@@ -100,6 +100,7 @@ std::string systems_section(const std::vector<SystemResults>& systems) {
     row("Compiler", text_of(stack, "compiler"));
     row("libtorch",
         fmt::format("{} (package {})", text_of(j, "libtorch"), text_of(stack, "libtorch")));
+    row("CPU kernels", cpu_kernels_of(s));
     row("MPI", text_of(stack, "mpi"));
     row("Gloo", fmt::format("package {}", text_of(stack, "gloo")));
     row("Python DDP's PyTorch", fmt::format("package {}", text_of(stack, "python_torch")));

@@ -109,24 +109,36 @@ std::string common_model(const std::vector<const SystemResults*>& systems) {
 }
 
 // What the ratios of another system to S1 measure: the same machine on another stack, or
-// another machine (on the same stack or another).
-std::string what_differs(const nlohmann::json& reference, const nlohmann::json& other,
+// another machine (on the same stack or another); and oneDNN's kernels where the runs' records
+// say they differ (ONEDNN_MAX_CPU_ISA held one system's lower).
+std::string what_differs(const SystemResults& s1, const SystemResults& sk,
                          const std::string& name) {
   auto machine = [](const nlohmann::json& s) {
     return fmt::format("{}, {} x{}", s.value("hostname", "?"), s.value("cpu_model", "?"),
                        s.value("cores", 0));
   };
-  const std::string stack = stack_label(software_stack(other));
-  const std::string reference_stack = stack_label(software_stack(reference));
-  if (machine(reference) == machine(other)) {
-    if (stack == reference_stack) return "";
+  const std::string stack = stack_label(software_stack(sk.system));
+  const std::string reference_stack = stack_label(software_stack(s1.system));
+  const std::string kernels = cpu_kernels_of(sk), reference_kernels = cpu_kernels_of(s1);
+  const std::string kernels_differ = kernels == reference_kernels
+                                         ? ""
+                                         : fmt::format("oneDNN's kernels ({}'s runs: {}; S1's: {})",
+                                                       name, kernels, reference_kernels);
+  if (machine(s1.system) == machine(sk.system)) {
+    if (stack == reference_stack) {
+      if (kernels_differ.empty()) return "";
+      return fmt::format("{} has S1's hardware ({}) and stack: its ratios measure {}.", name,
+                         machine(sk.system), kernels_differ);
+    }
     return fmt::format(
         "{} has S1's hardware ({}) and another software stack, {} against S1's {}: its ratios "
-        "measure the stack.",
-        name, machine(other), stack, reference_stack);
+        "measure the stack{}.",
+        name, machine(sk.system), stack, reference_stack,
+        kernels_differ.empty() ? "" : " and " + kernels_differ);
   }
-  return fmt::format("{} is another machine ({}; {}) than S1 ({}; {}).", name, machine(other),
-                     stack, machine(reference), reference_stack);
+  return fmt::format("{} is another machine ({}; {}) than S1 ({}; {}){}.", name, machine(sk.system),
+                     stack, machine(s1.system), reference_stack,
+                     kernels_differ.empty() ? "" : ", with other " + kernels_differ);
 }
 
 }  // namespace
@@ -193,8 +205,7 @@ FigureData cross_hardware(const SystemResults&, const std::vector<SystemResults>
                     short_number(r.min), short_number(r.max), short_number(r.median), r.n));
   }
   for (size_t k = 1; k < times.size(); ++k) {
-    const std::string differs =
-        what_differs(with_data[0]->system, with_data[k]->system, systems[k]);
+    const std::string differs = what_differs(*with_data[0], *with_data[k], systems[k]);
     if (!differs.empty()) f.sentences.push_back(differs);
     f.sentences.push_back(ranking_agreement(times[0], times[k], systems[k]));
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include "common/error.h"
@@ -222,6 +223,21 @@ Results load_results(const std::vector<std::string>& dirs, bool each_directory) 
   require(total > 0, fmt::format("no finished experiments in {} (run `make bench` first)",
                                  fmt::join(dirs, ", ")));
   return out;
+}
+
+std::string cpu_kernels_of(const SystemResults& s) {
+  std::map<std::string, int> runs;
+  for (const auto& r : s.runs) {
+    const auto it = r.record.system.find("cpu_kernels");
+    const bool known = it != r.record.system.end() && it->is_string();
+    ++runs[known ? it->get<std::string>() : "not recorded"];
+  }
+  if (runs.empty()) return "no training run";
+  if (runs.size() == 1) return runs.begin()->first;
+  std::vector<std::string> parts;
+  parts.reserve(runs.size());
+  for (const auto& [kernels, n] : runs) parts.push_back(fmt::format("{} ({} runs)", kernels, n));
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 }  // namespace dtbench

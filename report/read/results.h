@@ -88,4 +88,9 @@ struct Results {
 // two were measured on the same machine; otherwise directories of one machine are merged.
 Results load_results(const std::vector<std::string>& dirs, bool each_directory = false);
 
+// oneDNN's kernels (libtorch's CPU convolutions) that the system's training runs had, as their
+// records say (system.cpu_kernels): "oneDNN default", "environment (ONEDNN_MAX_CPU_ISA=AVX2)";
+// each with its number of runs when they differ; "not recorded" for records made before it.
+std::string cpu_kernels_of(const SystemResults& s);
+
 }  // namespace dtbench
