@@ -113,26 +113,67 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
 
 namespace {
 
+// Whether a swept size is within 4x of the sizes a run sends (every size, where not known).
+bool within_window(SentSizes window, double bytes) {
+  constexpr double kNear = 4;
+  return !window.known() || (bytes >= window.smallest / kNear && bytes <= window.largest * kNear);
+}
+
+std::string window_text(SentSizes window) {
+  return fmt::format(" within 4x of the {:.0f}-{:.0f} KB sent", window.smallest / 1e3,
+                     window.largest / 1e3);
+}
+
 // A ring's sweep read through a link with a token bucket (model::Link): the latency per step
 // from its smallest messages (64 to 256 B, under any bucket), the rate by least squares on
 // relative errors, every size counting alike (model::fit_link_across on one rank count), from the
 // sizes whose bytes through each link, a ring's 2(n-1)/n S, are more than the bucket holds: under
 // it the bucket, which the operations before refilled, sets a chained operation's time, not the
 // rate (the formula credits a step only what refills during its latency). With fewer than two
-// such sizes, from 4 KiB up. Not found without both. rate_sizes: how many sizes gave the rate.
-model::FittedLink fitted_through_bucket(const model::MeasuredCost& sweep, int ranks, double burst,
-                                        size_t& rate_sizes) {
-  std::vector<model::SweepPoint> small, sent, past_bucket;
+// such sizes, from 4 KiB up. Where that one rate misses a size past the bucket by more than 10%
+// and the sizes a run sends are known, the rate from the sizes past the bucket within 4x of them
+// (two at least). Not found without a latency and a rate.
+struct ThroughBucket {
+  model::FittedLink fit;
+  size_t rate_sizes = 0;  // how many sizes gave the rate
+  bool near_sent = false;
+};
+
+ThroughBucket fitted_through_bucket(const model::MeasuredCost& sweep, int ranks, double burst,
+                                    SentSizes window) {
+  constexpr double kOneRateHolds = 0.10;
+  std::vector<model::SweepPoint> small, sent, past_bucket, near_sent;
   for (size_t i = 0; i < sweep.bytes.size(); ++i) {
     const model::SweepPoint p{ranks, sweep.bytes[i], sweep.seconds[i], 1};
     if (p.bytes >= 64 && p.bytes <= 256) small.push_back(p);
     if (p.bytes >= 4096) sent.push_back(p);
-    if (model::ring_link_bytes(ranks, p.bytes) > burst) past_bucket.push_back(p);
+    if (model::ring_link_bytes(ranks, p.bytes) <= burst) continue;
+    past_bucket.push_back(p);
+    if (within_window(window, p.bytes)) near_sent.push_back(p);
   }
-  if (past_bucket.size() >= 2) sent.swap(past_bucket);
-  rate_sizes = sent.size();
-  if (small.empty() || sent.size() < 2) return {};
-  return model::fit_link_across(small, sent, model::ring_allreduce_s, burst, /*relative=*/true);
+  const bool past = past_bucket.size() >= 2;
+  if (past) sent.swap(past_bucket);
+  ThroughBucket out;
+  out.rate_sizes = sent.size();
+  if (small.empty() || sent.size() < 2) return out;
+  auto fit = [&](const std::vector<model::SweepPoint>& points) {
+    return model::fit_link_across(small, points, model::ring_allreduce_s, burst,
+                                  /*relative=*/true);
+  };
+  out.fit = fit(sent);
+  if (!out.fit.found || !past || !window.known() || near_sent.size() < 2) return out;
+  double worst = 0;
+  for (const auto& p : sent) {
+    worst = std::max(
+        worst, std::abs(model::ring_allreduce_s(ranks, p.bytes, out.fit.link) / p.seconds - 1));
+  }
+  if (worst <= kOneRateHolds) return out;
+  const model::FittedLink near = fit(near_sent);
+  if (!near.found) return out;
+  out.fit = near;
+  out.rate_sizes = near_sent.size();
+  out.near_sent = true;
+  return out;
 }
 
 }  // namespace
@@ -142,7 +183,7 @@ double bucket_between_hosts(const SystemResults& s) {
 }
 
 LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
-                         int machines, int hosts) {
+                         int machines, int hosts, SentSizes sent) {
   LinkEstimate e;
   // Ranks on one host do not cross the emulated cluster's token buckets.
   const double burst = hosts == 1 ? 0 : bucket_between_hosts(s);
@@ -159,16 +200,17 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
     const std::string swept = fmt::format(
         "fitted to the {} {} sweep on {} ranks{}{} ({} sizes)", backend, op, ranks,
         machines == 1 ? " of one machine" : "", hosts > 1 ? ", one per host" : "", bytes.size());
-    size_t rate_sizes = 0;
-    const model::FittedLink through =
-        burst > 0 ? fitted_through_bucket(sweep, ranks, burst, rate_sizes) : model::FittedLink{};
-    if (through.found) {
-      e.link = through.link;
+    const ThroughBucket through =
+        burst > 0 ? fitted_through_bucket(sweep, ranks, burst, sent) : ThroughBucket{};
+    if (through.fit.found) {
+      e.link = through.fit.link;
       e.found = true;
       e.source = fmt::format(
           "{} through the links' token bucket of {:.0f} KB, its latency from 64-256 B, its rate "
-          "from the {} sizes past the bucket",
-          swept, burst / 1e3, rate_sizes);
+          "from the {} sizes past the bucket{}",
+          swept, burst / 1e3, through.rate_sizes,
+          through.near_sent ? window_text(sent) + " (one rate misses a size by more than 10%)"
+                            : "");
       continue;
     }
     model::Line line = model::fit_line_relative(bytes, seconds);
@@ -183,8 +225,8 @@ LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int
 // The backend's link: fitted to a ring allreduce's sweep on these ranks; else the emulated
 // cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
 LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
-                      const std::string& bottleneck_rate) {
-  LinkEstimate e = fitted_link(s, backend, ranks, 0);
+                      const std::string& bottleneck_rate, SentSizes sent) {
+  LinkEstimate e = fitted_link(s, backend, ranks, 0, 0, sent);
   const StatedRate stated = stated_rate(s.system);
   if (!e.found && stated.slowest_bytes_per_s > 0) {
     e.link = {0, stated.slowest_bytes_per_s};

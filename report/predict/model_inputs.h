@@ -58,16 +58,25 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
 // the slowest link's, a bottleneck host's if any; 0 where the links have none.
 double bucket_between_hosts(const SystemResults& s);
 
+// The sizes a run sends on the link (its buckets), smallest and largest; none: {0, 0}.
+struct SentSizes {
+  double smallest = 0, largest = 0;
+  bool known() const { return largest > 0; }
+};
+
 // The link a ring allreduce's sweep on these ranks (and machines or hosts, when > 0) shows, read
 // as a ring (the hand-written one, whose algorithm is known; Gloo's own allreduce is a ring
-// too), sizes from 4 KiB.
+// too), sizes from 4 KiB. With the sizes a run sends, the rate from the swept sizes within 4x of
+// them where at least two are: one rate does not hold every size through a slow host (on
+// study-netns-4-bottleneck-epyc-vm MPI's ring moved 12.0 MB/s at 192 KB, 7.3 at 16 MiB).
 LinkEstimate fitted_link(const SystemResults& s, const std::string& backend, int ranks,
-                         int machines, int hosts = 0);
+                         int machines, int hosts = 0, SentSizes sent = {});
 
-// The backend's link: fitted to a ring allreduce's sweep on these ranks; else the emulated
-// cluster's set rate. A bottleneck link caps the rate (every algorithm here waits for it).
+// The backend's link: fitted to a ring allreduce's sweep on these ranks (at the sizes sent, where
+// known); else the emulated cluster's set rate. A bottleneck link caps the rate (every algorithm
+// here waits for it).
 LinkEstimate link_for(const SystemResults& s, const std::string& backend, int ranks,
-                      const std::string& bottleneck_rate);
+                      const std::string& bottleneck_rate, SentSizes sent = {});
 
 // What communication asks of the CPU, where the machine's ranks keep its cores busy: a straight
 // line through the machine CPU time per operation (cpu_points) of the run's own backend's

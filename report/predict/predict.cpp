@@ -100,7 +100,13 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
                          const std::function<void(const std::string&)>& note) {
   const TrainConfig& c = run.record.config;
   MethodSetup out;
-  out.link = link_for(s, c.backend, c.world_size, run.bottleneck_rate);
+  SentSizes sent;
+  for (int64_t b : run.record.bucket_bytes) {
+    const auto bytes = static_cast<double>(b);
+    sent.smallest = sent.known() ? std::min(sent.smallest, bytes) : bytes;
+    sent.largest = std::max(sent.largest, bytes);
+  }
+  out.link = link_for(s, c.backend, c.world_size, run.bottleneck_rate, sent);
   if (!out.link.found) {
     out.why = fmt::format("{}: not predicted: no {} allreduce sweep on {} ranks and no set rate",
                           label, c.backend, c.world_size);
