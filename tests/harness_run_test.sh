@@ -158,6 +158,9 @@ sys.exit(not (s["status"] == "failed" and len(a) == 2 and
               "the training diverged" in s["why"] and
               os.path.exists(os.path.join(os.path.dirname(sys.argv[1]), "attempt-1"))))
 PY
+check "diverge: the summary says what a NaN loss may be and how to run it again" \
+  grep -q "^dtbench run: 1 of the failed diverged (a NaN or infinite loss, launched twice): .*ONEDNN_MAX_CPU_ISA=AVX2.*--retry-failed" \
+  "$work/diverge.out"
 
 # 5. Dry run and bad input.
 "${run[@]}" --out "$work/dry" --dry-run >"$work/dry.out" 2>&1

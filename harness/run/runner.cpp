@@ -279,6 +279,14 @@ class Runner {
                           count["host gone"])
             : "",
         noisy_, 100 * o_.noise.max_foreign_load, 100 * o_.noise.max_steal, o_.out_dir);
+    if (diverged_ > 0) {
+      fmt::print(
+          "dtbench run: {} of the failed diverged (a NaN or infinite loss, launched twice): the "
+          "method's own divergence, or libtorch 2.x's intermittent NaN gradients, which "
+          "ONEDNN_MAX_CPU_ISA=AVX2 has avoided at a cost in compute (docs/testing.md); "
+          "--retry-failed runs them again\n",
+          diverged_);
+    }
     if (o_.within > 0) {
       fmt::print(
           "dtbench run: {} experiment{} within +-{:g}%, {} apart from every other of their "
@@ -753,6 +761,9 @@ class Runner {
     }
     write_file_atomically((dir / "status.json").string(), record.dump(2) + "\n");
     if (noisy) ++noisy_;
+    if (status == "failed" && training_diverged(record["stderr_tail"].get<std::string>())) {
+      ++diverged_;
+    }
     std::string note = why.empty() ? noise_note(last["noise"], noisy, attempts.size()) : why;
     const std::string ranks =
         status == "ok" && e.kind == "train" ? ranks_note(dir / "result.json") : "";
@@ -792,6 +803,7 @@ class Runner {
   ClusterSpec cluster_;
   int repeat_ = 1;
   int noisy_ = 0;
+  int diverged_ = 0;  // failed repetitions whose last attempt's loss turned NaN or infinite
   static constexpr size_t kVerifyBatch = 3;  // cells verified together, in rounds
   double earlier_s_ = 0, limit_s_ = 0;       // the budget: spent by earlier runs; this phase's
   std::chrono::steady_clock::time_point began_;
