@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "benchmark_main.h"
+#include "catalogue/methods.h"
 #include "collectives/collective.h"
 #include "comm/allgather_text.h"
 #include "common/host.h"
@@ -191,13 +192,25 @@ void osu_allreduce(benchmark::State& state, int64_t count, World& w) {
   state.counters["per_op_max_s"] = per_op_max;
 }
 
-std::vector<std::pair<int64_t, std::string>> sizes() {
+// How many of a model's gradients one operation of the collective carries where a method calls it
+// with each gradient: n where a method's call moves every rank's whole gradient (the catalogue's
+// times_ranks: the allgather method, a vector of n gradients), else 1.
+int64_t gradients_per_operation(const Collective& c, int n) {
+  for (const auto& m : sync_methods()) {
+    for (const auto& call : m.priced_by) {
+      if (call.op == c.name && call.times_ranks) return n;
+    }
+  }
+  return 1;
+}
+
+std::vector<std::pair<int64_t, std::string>> sizes(int64_t per_operation) {
   std::vector<std::pair<int64_t, std::string>> all;
   // 4 bytes to 64 MiB, by fours, and the models' sizes.
   for (int64_t bytes = kFloatBytes; bytes <= 64 * kMiB; bytes *= 4) {
     all.emplace_back(bytes / kFloatBytes, "");
   }
-  for (int64_t floats : kLenet5Floats) all.emplace_back(floats, "/case:lenet5");
+  for (int64_t floats : kLenet5Floats) all.emplace_back(floats * per_operation, "/case:lenet5");
   all.emplace_back(kVgg11Floats, "/case:vgg11");
   std::sort(all.begin(), all.end());  // smallest first, the models' sizes among the others
   return all;
@@ -224,7 +237,7 @@ void register_all(World& w, const Options& options) {
   const int n = w.comm->size();
   const std::string backend = w.comm->backend();
   for (const Collective& c : collectives()) {
-    for (auto [count, suffix] : sizes()) {
+    for (auto [count, suffix] : sizes(gradients_per_operation(c, n))) {
       if (c.split) count -= count % n;  // n equal parts
       if (count == 0) continue;
       auto name = fmt::format("{}/backend:{}/bytes:{}/ranks:{}{}", c.name, backend,

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -167,6 +168,31 @@ TEST(BenchCollectives, FourRanksOverMpi) {
 TEST(BenchCollectives, TwoRanksOverGloo) {
   expect_checked_results(run_bench(mpirun(2), std::string("--backend gloo") + kThreeEach), 2,
                          "gloo");
+}
+
+// LeNet-5's cases are the sizes its methods ask of each collective: its two largest gradients
+// (192,000 and 40,320 B), and for allgather, whose method gathers every rank's whole gradient, n
+// of each (on 4 ranks 768,000 and 161,280 B), where no straight line between swept sizes holds
+// (through a host at 100 Mbit/s Gloo's allgather of 768,000 B took 51.7 ms chained, the line
+// between 256 KiB and 1 MiB says 58.3).
+TEST(BenchCollectives, LeNetCasesAreTheSizesItsMethodsAsk) {
+  TempDir dir;
+  const std::string list = dir / "list";
+  const std::string command = mpirun(4) + " " + DTBENCH_BENCH_COLLECTIVES +
+                              " --backend mpi --benchmark_list_tests " +
+                              "--benchmark_filter='/case:lenet5' >" + list + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(list);
+  std::set<std::string> cases;
+  for (std::string line; std::getline(in, line);) {
+    const auto op = line.substr(0, line.find('/'));
+    const auto at = line.find("/bytes:");
+    if (op == "allgather" || op == "allreduce") {
+      cases.insert(op + " " + line.substr(at + 7, line.find('/', at + 1) - at - 7));
+    }
+  }
+  EXPECT_EQ(cases, (std::set<std::string>{"allreduce 40320", "allreduce 192000", "allgather 161280",
+                                          "allgather 768000"}));
 }
 
 // Sizes 16 and 4096 bytes take 200 operations each; with a time limit every rank has passed

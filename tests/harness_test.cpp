@@ -323,7 +323,7 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
   };
   EXPECT_THAT(
       user_error([] { load_matrix("huge", kMatrices); }),
-      HasSubstr("unknown matrix 'huge' (known: bucket-best, bucket-plans, compression, "
+      HasSubstr("unknown matrix 'huge' (known: bucket-best, bucket-plans, cases, compression, "
                 "compression-epochs, diagnosis, extrapolation, extrapolation-16, fragments, "
                 "full, hierarchical, model, "
                 "overlap, quick, quick-answer, smoke, standard, study)"));
