@@ -101,10 +101,10 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
   const TrainConfig& c = run.record.config;
   MethodSetup out;
   SentSizes sent;
-  for (int64_t b : run.record.bucket_bytes) {
-    const auto bytes = static_cast<double>(b);
-    sent.smallest = sent.known() ? std::min(sent.smallest, bytes) : bytes;
-    sent.largest = std::max(sent.largest, bytes);
+  const std::vector<int64_t>& buckets = run.record.bucket_bytes;
+  if (!buckets.empty()) {
+    const auto [smallest, largest] = std::minmax_element(buckets.begin(), buckets.end());
+    sent = {static_cast<double>(*smallest), static_cast<double>(*largest)};
   }
   out.link = link_for(s, c.backend, c.world_size, run.bottleneck_rate, sent);
   if (!out.link.found) {
