@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,12 +91,14 @@ TEST(Residual, SwappedPairsTheModelDoesNotTellApart) {
 
 // A run of LeNet-5's allreduce in `group`, its config as the record keeps it.
 const TrainRun* run_in(const std::string& group, int epochs, bool eval,
-                       const std::string& aggregate = "mean") {
+                       const std::string& aggregate = "mean", const std::string& sync = "allreduce",
+                       const std::string& backend = "mpi") {
   static std::vector<std::unique_ptr<TrainRun>> runs;
   auto run = std::make_unique<TrainRun>();
   run->group = group;
   TrainConfig& c = run->record.config;
-  c.sync = "allreduce";
+  c.sync = sync;
+  c.backend = backend;
   c.epochs = epochs;
   c.eval = eval;
   c.out = "/results/" + group + "/result.json";
@@ -123,6 +126,40 @@ TEST(Residual, RunsOfOneConfigurationSetAFloorUnderTheLargestError) {
   }
   p.rows.resize(1);
   EXPECT_EQ(most_apart_alike(p).floor(), 0);
+}
+
+TEST(Residual, PairsNoFurtherApartThanRunsOfOneConfigurationAreTied) {
+  Prediction p;
+  // Blocking allreduce ran twice, 0.010 and 0.012 s (20% apart), each run's own interval narrow.
+  p.rows = {timed(0.010, 0.011), timed(0.012, 0.011), timed(0.0115, 0.0105), timed(0.0140, 0.0100),
+            timed(0.0130, 0.0120)};
+  for (auto& r : p.rows) r.low_s = r.measured_s * 0.99, r.high_s = r.measured_s * 1.01;
+  p.rows[0].run = run_in("aggregate", 1, true);
+  p.rows[1].run = run_in("modes", 1, true);
+  // gather_scatter 15% over the first allreduce run, predicted under it: within that noise.
+  p.rows[2].run = run_in("strategies", 1, true, "mean", "gather_scatter");
+  // allgather 40% over it, predicted under it: ordered the other way beyond the noise.
+  p.rows[3].run = run_in("strategies", 1, true, "mean", "allgather");
+  // over Gloo, whose runs never ran twice here: its own interval only.
+  p.rows[4].run = run_in("strategies", 1, true, "mean", "allreduce", "gloo");
+  const auto spread = alike_spread_by_workload(p);
+  ASSERT_EQ(spread.size(), 1u);
+  EXPECT_EQ(spread.begin()->first, noise_key(p.rows[0]));
+  EXPECT_NEAR(spread.begin()->second, 0.2, 1e-12);
+  const ModelAccuracy a = accuracy_of(p);
+  // Tied by the spread: (0, 1) 20%, (0, 2) 15%, (1, 2) 4%, (1, 3) 17%, (2, 3) 22% is not.
+  EXPECT_EQ(a.tied_by_alike, 4);
+  EXPECT_NEAR(a.alike_spread, 0.2, 1e-12);
+  std::set<std::pair<size_t, size_t>> swapped(a.ranking.swapped.begin(), a.ranking.swapped.end());
+  EXPECT_TRUE(swapped.count({0, 3}));   // 40% apart, the other way: listed
+  EXPECT_TRUE(swapped.count({2, 3}));   // 22% apart
+  EXPECT_FALSE(swapped.count({1, 3}));  // 17% apart: within the noise
+  EXPECT_FALSE(swapped.count({0, 2}));  // 15%: within the noise
+  // The Gloo run against the MPI ones: no spread of its own, so only its interval decides.
+  EXPECT_TRUE(swapped.count({3, 4}));
+  EXPECT_NE(ranking_sentence(p, a).find("4 of them no further apart than runs of one "
+                                        "configuration of their workload were: up to 20.0%"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -65,6 +65,30 @@ Phases measured_of(const std::vector<const TrainRun*>& reps) {
   return m;
 }
 
+// Rows of one configuration, by that configuration: what a run's iterations do not depend on
+// left out (where it writes, its evaluation, how long it trains: the iterations timed are the
+// same, and how often it logs).
+std::map<std::string, std::vector<const PredictedExperiment*>> alike_groups(const Prediction& p) {
+  static const std::array<const char*, 8> kNotTiming = {"out",          "eval",       "eval_batch",
+                                                        "eval_limit",   "epochs",     "max_iters",
+                                                        "log_interval", "train_limit"};
+  std::map<std::string, std::vector<const PredictedExperiment*>> alike;
+  for (const auto& r : p.rows) {
+    if (r.run == nullptr) continue;
+    nlohmann::json key = r.run->record.config;
+    for (const char* field : kNotTiming) key.erase(field);
+    alike[key.dump()].push_back(&r);
+  }
+  return alike;
+}
+
+// The fastest and the slowest of rows.
+AlikeRuns apart(const std::vector<const PredictedExperiment*>& rows) {
+  const auto [low, high] = std::minmax_element(
+      rows.begin(), rows.end(), [](auto* a, auto* b) { return a->measured_s < b->measured_s; });
+  return AlikeRuns{*low, *high, static_cast<int>(rows.size())};
+}
+
 }  // namespace
 
 std::string PredictedExperiment::worst_phase() const {
@@ -320,11 +344,22 @@ ModelAccuracy accuracy_of(const Prediction& p) {
     predicted.push_back(r.predicted.total_s());
     workload.push_back(workload_of(r));
   }
+  const std::map<std::string, double> spread = alike_spread_by_workload(p);
   a.ranking = rank_agreement(
       measured, predicted,
       [&](size_t i, size_t j) {
         const auto &x = p.rows[i], &y = p.rows[j];
-        return !(x.high_s < y.low_s || y.high_s < x.low_s);
+        if (!(x.high_s < y.low_s || y.high_s < x.low_s)) return true;
+        const auto xs = spread.find(noise_key(x)), ys = spread.find(noise_key(y));
+        if (xs == spread.end() || ys == spread.end()) return false;
+        const double noise = std::min(xs->second, ys->second);
+        if (std::max(x.measured_s, y.measured_s) / std::min(x.measured_s, y.measured_s) - 1 >
+            noise) {
+          return false;
+        }
+        ++a.tied_by_alike;
+        a.alike_spread = std::max(a.alike_spread, noise);
+        return true;
       },
       [&](size_t i, size_t j) { return workload[i] == workload[j]; });
   for (const auto& [i, j] : a.ranking.swapped) {
@@ -339,26 +374,28 @@ ModelAccuracy accuracy_of(const Prediction& p) {
 }
 
 AlikeRuns most_apart_alike(const Prediction& p) {
-  // What a run's iterations do not depend on: where it writes, its evaluation, how long it
-  // trains (the iterations timed are the same) and how often it logs.
-  static const std::array<const char*, 8> kNotTiming = {"out",          "eval",       "eval_batch",
-                                                        "eval_limit",   "epochs",     "max_iters",
-                                                        "log_interval", "train_limit"};
-  std::map<std::string, std::vector<const PredictedExperiment*>> alike;
-  for (const auto& r : p.rows) {
-    nlohmann::json key = r.run->record.config;
-    for (const char* field : kNotTiming) key.erase(field);
-    alike[key.dump()].push_back(&r);
-  }
   AlikeRuns most;
-  for (const auto& [key, rows] : alike) {
+  for (const auto& [key, rows] : alike_groups(p)) {
     if (rows.size() < 2) continue;
-    const auto [low, high] = std::minmax_element(
-        rows.begin(), rows.end(), [](auto* a, auto* b) { return a->measured_s < b->measured_s; });
-    const AlikeRuns these{*low, *high, static_cast<int>(rows.size())};
+    const AlikeRuns these = apart(rows);
     if (these.floor() > most.floor()) most = these;
   }
   return most;
+}
+
+std::string noise_key(const PredictedExperiment& r) {
+  return r.run == nullptr ? "" : workload_of(r) + " " + report::param(*r.run, "backend");
+}
+
+std::map<std::string, double> alike_spread_by_workload(const Prediction& p) {
+  std::map<std::string, double> spread;
+  for (const auto& [key, rows] : alike_groups(p)) {
+    if (rows.size() < 2) continue;
+    const AlikeRuns these = apart(rows);
+    double& s = spread[noise_key(*these.low)];
+    s = std::max(s, these.high->measured_s / these.low->measured_s - 1);
+  }
+  return spread;
 }
 
 std::string alike_sentence(const Prediction& p) {
@@ -437,8 +474,13 @@ std::string ranking_sentence(const Prediction& p, const ModelAccuracy& a) {
   return fmt::format(
       "Kendall's tau-b between the measured and the predicted order {:.2f}, over the {} pairs "
       "of methods that ran one workload (model, ranks, batch), {} within each other's noise "
-      "counted as tied: {}",
+      "counted as tied{}: {}",
       k.tau_b, k.pairs, k.tied_measured,
+      a.tied_by_alike == 0
+          ? ""
+          : fmt::format(" ({} of them no further apart than runs of one configuration of their "
+                        "workload were: up to {:.1f}%)",
+                        a.tied_by_alike, 100 * a.alike_spread),
       k.preserved() ? "the measured order is the predicted one"
                     : fmt::format("the model orders {} the other way{}", fmt::join(swapped, "; "),
                                   a.swapped_close > 0 ? " (" + swapped_text(a) + ")" : ""));

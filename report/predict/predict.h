@@ -3,6 +3,7 @@
 // system's results (docs/model.md). The model's inputs come from the same results
 // (model_inputs.h); each training experiment is then predicted phase by phase.
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -94,6 +95,11 @@ struct ModelAccuracy {
   double mean_abs_error = 0, largest_abs_error = 0;
   const PredictedExperiment* largest = nullptr;
   RankAgreement ranking;
+  // Of the pairs counted as tied, those whose intervals do not overlap but which are no further
+  // apart than runs of one configuration of their workload were (alike_spread_by_workload), and
+  // the largest such spread.
+  int tied_by_alike = 0;
+  double alike_spread = 0;
   // Of the pairs the model orders the other way, those it predicts within kClose of each other
   // (it does not tell them apart), and the largest measured difference among them.
   int swapped_close = 0;
@@ -121,6 +127,14 @@ struct AlikeRuns {
   }
 };
 AlikeRuns most_apart_alike(const Prediction& p);
+// The noise between runs that each workload (model, ranks, batch, ...) showed over each backend
+// (noise_key): over its configurations that ran more than once, the largest slowest / fastest - 1.
+// Two methods on that workload and backend no further apart than this are within the measured
+// noise, whatever each run's own interval says (study-local-epyc-vm: LeNet-5's blocking
+// allreduce over MPI took 0.0054 s in one group and 0.0066 s in another, each run's 95%
+// interval a few percent wide). A pair over two backends takes the smaller of their two.
+std::string noise_key(const PredictedExperiment& r);
+std::map<std::string, double> alike_spread_by_workload(const Prediction& p);
 // Those two runs and the floor, as predict and figure 19 say it; "" when no runs are alike.
 std::string alike_sentence(const Prediction& p);
 
