@@ -283,6 +283,33 @@ check "an archive folder: exit 2 ($code), one line: $(cat "$work/a.err")" \
   test $code -eq 2 -a "$(wc -l <"$work/a.err")" -eq 1 -a ! -e "$work/a/group.pdf"
 check "an archive folder: the directories inside named" \
   grep -q "$archive is not a results directory but holds [0-9]*: .*e.g. $archive/" "$work/a.err"
+# Collectives only, swept up to 1 MiB over two rounds (the committed cases directory): figure 3
+# is drawn, its table at the largest size swept (not "not measured"), one point per operation,
+# backend and size in its sweep, the mean of the rounds, and no ring bound without an allreduce.
+cases="$(dirname "$0")/../results/reference/cases-netns-4-bottleneck-epyc-vm"
+"$dtbench" report "$cases" -o "$work/cases/group.pdf" >"$work/cases.out" 2>&1
+check "collectives only: figure 3 drawn ($(cat "$work/cases.out"))" \
+  grep -q "^!\[Collectives on 4 ranks: time per operation (slowest rank) and bus bandwidth vs message size\]" \
+  "$work/cases/report.md"
+check "collectives only: its table at 1 MiB" grep -q "| allgather | mpi | 1 MiB |" "$work/cases/report.md"
+check "collectives only: each point the mean of its rounds" \
+  python3 - "$cases" "$work/cases/data/fig03_collectives_sweep.csv" <<'PY'
+import csv, glob, gzip, json, sys
+times = {}
+for f in glob.glob(sys.argv[1] + "/experiments/*/*/rep-*/result.json.gz"):
+    for b in json.load(gzip.open(f))["benchmarks"]:
+        if "case:" in b["name"]:
+            continue
+        key = (b["name"].split("/")[0], b["name"].split("/")[1].split(":")[1], int(b["bytes"]))
+        times.setdefault(key, []).append(b["real_time"])
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == len(times) == 6, (len(rows), len(times))
+for r in rows:
+    want = times[(r["op"], r["backend"], int(r["bytes"]))]
+    assert len(want) == 2, want
+    assert abs(float(r["time_us"]) - sum(want) / 2) < 1e-6 * sum(want), (r, want)
+PY
+
 # An output that cannot be written: one line naming it, exit 2, before any work.
 "$dtbench" report "$local" -o /proc/dtbench-none/group.pdf >/dev/null 2>"$work/w.err"
 code=$?

@@ -1,13 +1,23 @@
 #pragma once
-// Small text tests shared across the code.
+// Small text helpers shared across the code.
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "common/units.h"
 
 namespace dtbench {
 
 // Whether text is a stem of at least one character followed by suffix ("trace.json.gz" and
 // ".gz"; not ".gz" itself).
+// A size as a user reads it: "4 MiB", "256 KiB", else "40320 bytes".
+inline std::string binary_size_text(int64_t bytes) {
+  constexpr int64_t kKiB = 1024;
+  if (bytes > 0 && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  if (bytes > 0 && bytes % kKiB == 0) return std::to_string(bytes / kKiB) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 inline bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() > suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "common/links.h"
-#include "common/units.h"
+#include "common/text.h"
 
 namespace dtbench {
 
@@ -49,9 +49,8 @@ LinkFinding link_finding(const RunRecord& record) {
 
 std::string link_finding_text(const LinkFinding& f) {
   if (f.links.empty()) return "";
-  std::string text = fmt::format("links between hosts at start-up ({} each way):",
-                                 f.bytes % kMiB == 0 ? fmt::format("{} MiB", f.bytes / kMiB)
-                                                     : fmt::format("{} bytes", f.bytes));
+  std::string text =
+      fmt::format("links between hosts at start-up ({} each way):", binary_size_text(f.bytes));
   for (size_t i = 0; i < f.links.size(); ++i) {
     text += fmt::format("{} {}/{} {}", i == 0 ? "" : ",", f.links[i].a, f.links[i].b,
                         mb_per_s(f.links[i].bytes_per_s));

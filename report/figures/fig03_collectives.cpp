@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "common/network_spec.h"
 #include "common/text.h"
@@ -65,15 +67,32 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
     return 2.0 * (ranks - 1) * alpha +
            2.0 * (ranks - 1) / ranks * static_cast<double>(bytes) / bandwidth;
   };
-  Table sweep;
-  sweep.columns = {"op", "backend", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "bound_us"};
+  // One point per operation, backend and size: the mean over the sweep's repetitions, in the
+  // order first swept, so that each line runs once from the smallest size to the largest.
+  struct Point {
+    int count = 0;
+    double time_s = 0, algbw = 0, busbw = 0;
+  };
+  std::vector<std::tuple<std::string, std::string, int64_t>> order;
+  std::map<std::tuple<std::string, std::string, int64_t>, Point> points;
   std::vector<std::string> ops;
   for (const auto& r : rows) {
     if (!r.model_case.empty()) continue;
-    double bound = ring_bound(r.bytes);
-    sweep.rows.push_back({r.op, r.backend, r.bytes, r.time_s * 1e6, r.algbw / 1e9, r.busbw / 1e9,
-                          r.op == "allreduce" ? nlohmann::json(bound * 1e6) : nlohmann::json("")});
+    const auto key = std::make_tuple(r.op, r.backend, r.bytes);
+    Point& p = points[key];
+    if (p.count++ == 0) order.push_back(key);
+    p.time_s += r.time_s, p.algbw += r.algbw, p.busbw += r.busbw;
     if (std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
+  }
+  Table sweep;
+  sweep.columns = {"op", "backend", "bytes", "time_us", "algbw_GBps", "busbw_GBps", "bound_us"};
+  for (const auto& key : order) {
+    const auto& [op, backend, bytes] = key;
+    const Point& p = points[key];
+    const double n = p.count;
+    sweep.rows.push_back(
+        {op, backend, bytes, p.time_s / n * 1e6, p.algbw / n / 1e9, p.busbw / n / 1e9,
+         op == "allreduce" ? nlohmann::json(ring_bound(bytes) * 1e6) : nlohmann::json("")});
   }
   f.extra.push_back({"sweep", sweep});
   f.series = fmt::format("{}", fmt::join(ops, " "));
@@ -85,29 +104,45 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
       }
     }
   }
+  // The table's size: 4 MiB, or where the sweep stopped short of it, the largest it swept.
+  int64_t size = 0;
+  for (const auto& r : rows) {
+    if (r.model_case.empty() && (size != kFourMiB) && (r.bytes == kFourMiB || r.bytes > size)) {
+      size = r.bytes;
+    }
+  }
+  const std::string size_text = binary_size_text(size);
   f.table.columns = {"op", "backend", "size", "time_ms", "busbw_GBps", "vs_bound"};
   for (const auto& r : rows) {
     const bool vgg11 = r.model_case == "vgg11";
-    if (r.bytes != kFourMiB && !vgg11) continue;
+    if (!vgg11 && (r.bytes != size || !r.model_case.empty())) continue;
     double bound = ring_bound(r.bytes);
     f.table.rows.push_back(
-        {r.op, r.backend, vgg11 ? "VGG-11 36.9 MB" : "4 MiB", r.time_s * 1e3, r.busbw / 1e9,
+        {r.op, r.backend, vgg11 ? "VGG-11 36.9 MB" : size_text, r.time_s * 1e3, r.busbw / 1e9,
          r.op == "allreduce" || r.op == "ring_allreduce" ? nlohmann::json(r.time_s / bound)
                                                          : nlohmann::json("")});
   }
+  const bool bounded = std::any_of(rows.begin(), rows.end(), [](const CollectiveRun& r) {
+    return r.op == "allreduce" && r.model_case.empty();
+  });
   f.caption = fmt::format(
-      "Collectives on {} ranks: time per operation (slowest rank) and bus "
-      "bandwidth vs message size; dashed: the alpha-beta bound of a ring "
-      "allreduce, alpha = {} us (from the smallest allreduce), bandwidth from {}",
-      ranks, short_number(alpha * 1e6), source);
+      "Collectives on {} ranks: time per operation (slowest rank) and bus bandwidth vs message "
+      "size{}",
+      ranks,
+      bounded ? fmt::format("; dashed: the alpha-beta bound of a ring allreduce, alpha = {} us "
+                            "(from the smallest allreduce), bandwidth from {}",
+                            short_number(alpha * 1e6), source)
+              : "");
   const CollectiveRun* best = nullptr;
   for (const auto& r : rows) {
-    if (r.bytes == kFourMiB && (best == nullptr || r.busbw > best->busbw)) best = &r;
+    if (r.bytes == size && r.model_case.empty() && (best == nullptr || r.busbw > best->busbw)) {
+      best = &r;
+    }
   }
   if (best != nullptr) {
-    f.sentences.push_back(
-        fmt::format("At 4 MiB the highest bus bandwidth was {}'s over {}: {} GB/s.", best->op,
-                    best->backend, short_number(best->busbw / 1e9)));
+    f.sentences.push_back(fmt::format("At {} the highest bus bandwidth was {}'s over {}: {} GB/s.",
+                                      size_text, best->op, best->backend,
+                                      short_number(best->busbw / 1e9)));
   }
   for (const auto& e : link_efficiency(s)) {
     f.sentences.push_back("Link efficiency: " + link_efficiency_text(e) + ".");
