@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace dtbench::model {
@@ -116,11 +117,22 @@ struct Bucket {
 // Overlap: the buckets go out one after another on one link, each as soon as it is ready and the
 // one before has gone; `cost` is one bucket's time (e.g. a ring allreduce of its bytes). Before
 // `slowed.until_s` a transfer progresses `slowed.factor` times slower (a communication thread
-// sharing the cores with backward), after it at its own pace. When each bucket's transfer starts
-// and ends, in seconds from the start of backward.
+// sharing the cores with backward), after it at its own pace. With `in_flight.ops` > 1 (Gloo's
+// process group runs that many operations at once on its threads), a bucket starts once it is
+// ready and the ops-th before it has ended, and its time is two parts: its bytes on the wire
+// (`in_flight.on_link_s`) and the rest, its steps' latency (the ranks waking, posting, reducing).
+// Two operations in flight take their latencies one after the other, and their bytes one after
+// the other, but one's latency goes while the other's bytes are on the wire: a bucket ends no
+// sooner than the latencies of those before it and its own plus its bytes, nor than the one
+// before it plus its bytes. When each bucket's transfer starts and ends, in seconds from the start
+// of backward.
 struct Slowed {
   double until_s = 0;
   double factor = 1;
+};
+struct InFlight {
+  int ops = 1;
+  std::function<double(double bytes)> on_link_s;  // the time its bytes hold the link
 };
 struct Transfer {
   double start = 0, end = 0;
@@ -135,27 +147,49 @@ struct Transfer {
 };
 template <typename Cost>
 std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cost& cost,
-                                   Slowed slowed = {}) {
+                                   Slowed slowed = {}, const InFlight& in_flight = {}) {
   slowed.factor = std::max(1.0, slowed.factor);
+  const size_t ops = static_cast<size_t>(std::max(1, in_flight.ops));
+  const bool together = ops > 1 && in_flight.on_link_s;
   std::vector<Transfer> out;
-  double end = 0;
+  double latencies_end = 0;  // in flight together: when the latencies so far are through
   for (const Bucket& b : buckets) {
-    Transfer t{b.ready_s > end ? b.ready_s : end, 0, b.seconds >= 0 ? b.seconds : cost(b.bytes),
-               slowed};
+    const size_t i = out.size();
+    const double free = i >= ops ? out[i - ops].end : 0;
+    const double after = i > 0 ? out[i - 1].start : 0;
+    Transfer t{std::max({b.ready_s, together ? free : (i > 0 ? out[i - 1].end : 0), after}), 0,
+               b.seconds >= 0 ? b.seconds : cost(b.bytes), slowed};
     const double slow_span = std::max(0.0, slowed.until_s - t.start);
     t.end = slowed.factor * t.work <= slow_span
                 ? t.start + slowed.factor * t.work
                 : std::max(t.start, slowed.until_s) + t.work - slow_span / slowed.factor;
-    end = t.end;
+    if (together) {
+      const double wire = std::min(t.work, in_flight.on_link_s(b.sent()));
+      latencies_end = std::max(t.start, latencies_end) + (t.work - wire);
+      t.end = std::max(t.end, latencies_end + wire);
+      if (i > 0) t.end = std::max(t.end, out[i - 1].end + wire);
+    }
     out.push_back(t);
   }
   return out;
 }
 
+// The time the transfers hold communication in flight: their union.
+inline double in_flight_s(const std::vector<Transfer>& transfers) {
+  double total = 0, reached = -std::numeric_limits<double>::infinity();
+  for (const Transfer& t : transfers) {
+    const double from = std::max(t.start, reached);
+    if (t.end > from) total += t.end - from;
+    reached = std::max(reached, t.end);
+  }
+  return total;
+}
+
 // The synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
 // When every bucket finishes before the next is ready, only the last bucket's cost is exposed.
 inline double exposed_after_backward_s(const std::vector<Transfer>& transfers, double backward_s) {
-  const double end = transfers.empty() ? 0 : transfers.back().end;
+  double end = 0;
+  for (const Transfer& t : transfers) end = std::max(end, t.end);
   return end > backward_s ? end - backward_s : 0;
 }
 // The same for buckets as transfers_of schedules them. `factor`: how many times slower the

@@ -265,7 +265,14 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   // Through token buckets, the compute since the last synchronisation refilled them: the first
   // bytes go without waiting for the rate. Blocking: the whole compute; overlap: until the first
   // bucket is ready. Sums hidden behind compute need none.
-  if (!hides && !buckets.empty()) {
+  if (!hides && !buckets.empty() && method.rest_saves_s) {
+    // What a rest saved, as measured: the first bucket to go finds the rested links.
+    Bucket& first = buckets.front();
+    if (first.seconds < 0) {
+      const double full = cost(first.bytes);
+      first.seconds = full - std::clamp(method.rest_saves_s(first.bytes), 0.0, full);
+    }
+  } else if (!hides && !buckets.empty()) {
     const double before = compute.optimizer_s + compute.data_s + compute.forward_s;
     const double idle = before + (method.options.mode == SyncMode::overlap ? buckets.front().ready_s
                                                                            : compute.backward_s);
@@ -288,17 +295,30 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
     // ready times), then the buckets go out on the stretched schedule. The last buckets wait for
     // the slowest rank's gradients too.
-    const double stolen =
-        overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu, {p.backward_s, slowdown});
+    // Several in flight at once, each ring step carries 1/n of a bucket's bytes through every
+    // link: 2(n-1)/n of them on the wire.
+    InFlight in_flight{method.in_flight, {}};
+    if (method.in_flight > 1 && link.bytes_per_s > 0) {
+      const double share = 2.0 * (method.ranks - 1) / method.ranks;
+      in_flight.on_link_s = [&link, share](double bytes) {
+        return share * bytes / link.bytes_per_s;
+      };
+    }
+    const double stolen = overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu,
+                                           {p.backward_s, slowdown}, in_flight);
     if (p.backward_s > 0) {
       for (Bucket& b : buckets) b.ready_s *= (p.backward_s + stolen) / p.backward_s;
     }
     p.backward_s += stolen;
-    const std::vector<Transfer> transfers = transfers_of(buckets, cost, {p.backward_s, slowdown});
-    // Slowed, the buckets take longer on the clock: that is the communication a trace holds.
+    const std::vector<Transfer> transfers =
+        transfers_of(buckets, cost, {p.backward_s, slowdown}, in_flight);
+    // Slowed, the buckets take longer on the clock; several at once, they share it: the
+    // communication a trace holds is their time in flight.
     if (slowdown > 1) {
       p.comm_s = 0;
       for (const Transfer& t : transfers) p.comm_s += t.end - t.start;
+    } else if (method.in_flight > 1) {
+      p.comm_s = in_flight_s(transfers);
     }
     // A per-tensor method runs each tensor's blocking collective on that thread too, but a
     // tensor's collective is short: where the cores are busy, the collectives, a step behind on

@@ -95,6 +95,13 @@ struct Method {
   // together, less what it takes for them apart. Then priced as made together. (Where a
   // bottleneck host's links differ from the others, the formula on one link does not tell it.)
   bool compose_apart = false;
+  // What a rest of the links before an operation saves on its time, as sweeps measured it
+  // (chained, less after a rest; at least 0), which the first bucket to go gets; empty: the
+  // credit the links' token bucket refilled during the compute before (Link::burst_bytes).
+  std::function<double(double bytes)> rest_saves_s;
+  // How many of its buckets' operations run at once (InFlight): Gloo's process group's threads
+  // for the bucketed engines over Gloo; 1, one after the other.
+  int in_flight = 1;
   CommCpu comm_cpu;
   Placement placement;
   MeasuredHook hook;  // fp16, powersgd, topk
@@ -167,12 +174,13 @@ inline double machine_cpu_of(const Bucket& b, const CommCpu& cpu) {
 
 // The CPU time, spread over the machine's cores, of the part of each bucket's communication
 // that runs before backward ends at backward_s (each bucket's CPU spread evenly over its work,
-// the transfers as transfers_of schedules them, slowed as `slowed` says).
+// the transfers as transfers_of schedules them, slowed as `slowed` says, in_flight at once).
 template <typename Cost>
 double overlapped_cpu_s(const std::vector<Bucket>& buckets, double backward_s, const Cost& cost,
-                        const CommCpu& cpu, const Slowed& slowed = {}) {
+                        const CommCpu& cpu, const Slowed& slowed = {},
+                        const InFlight& in_flight = {}) {
   if (!cpu.machine_cpu_s) return 0;
-  const std::vector<Transfer> transfers = transfers_of(buckets, cost, slowed);
+  const std::vector<Transfer> transfers = transfers_of(buckets, cost, slowed, in_flight);
   double used = 0;
   for (size_t i = 0; i < buckets.size(); ++i) {
     used += machine_cpu_of(buckets[i], cpu) * transfers[i].done_by(backward_s);

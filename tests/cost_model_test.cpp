@@ -100,5 +100,39 @@ TEST(CostModel, ASlowedTransferGoesAtItsOwnPaceOnceBackwardEnds) {
   EXPECT_NEAR(transfers_of({{1e8, 0.0}}, cost, {1.0, 2.0})[0].end, 0.2, 1e-12);
 }
 
+// Two operations in flight at once (Gloo's process group's threads): one's latency goes while the
+// other's bytes are on the wire, but two latencies, or two bytes, one after the other.
+TEST(CostModel, InFlightTogetherALatencyGoesBesideTheOthersBytes) {
+  // Each bucket 10 ms of latency and 1 ms per 100 kB on the wire.
+  auto wire = [](double bytes) { return bytes / 1e8; };
+  auto cost = [&](double bytes) { return 0.010 + wire(bytes); };
+  const InFlight two{2, wire};
+  // A large bucket (10 + 30 ms), then a small one ready 3 ms later (10 + 1 ms): its latency,
+  // after the large one's, is through at 20 ms, and its bytes follow the large one's, at 40 + 1
+  // ms; one after the other, 51 ms.
+  const std::vector<Bucket> large_small = {{3e6, 0.0}, {1e5, 0.003}};
+  std::vector<Transfer> t = transfers_of(large_small, cost, {}, two);
+  EXPECT_NEAR(t[0].end, 0.040, 1e-12);
+  EXPECT_NEAR(t[1].start, 0.003, 1e-12);
+  EXPECT_NEAR(t[1].end, 0.041, 1e-12);
+  EXPECT_NEAR(transfers_of(large_small, cost)[1].end, 0.051, 1e-12);
+  // Two small ones together: their latencies one after the other, 10 + 1 and 20 + 1 ms.
+  t = transfers_of({{1e5, 0.0}, {1e5, 0.0}}, cost, {}, two);
+  EXPECT_NEAR(t[0].end, 0.011, 1e-12);
+  EXPECT_NEAR(t[1].end, 0.021, 1e-12);
+  // A third waits for a thread: it starts as the first ends.
+  t = transfers_of({{3e6, 0.0}, {1e5, 0.0}, {1e5, 0.0}}, cost, {}, two);
+  EXPECT_NEAR(t[2].start, t[0].end, 1e-12);
+  EXPECT_NEAR(t[2].end, std::max(t[1].end + wire(1e5), t[2].start + cost(1e5)), 1e-12);
+  // The time in flight is their union, not their sum; the exposed part runs to the last end.
+  EXPECT_NEAR(in_flight_s(transfers_of(large_small, cost, {}, two)), 0.041, 1e-12);
+  EXPECT_NEAR(exposed_after_backward_s(transfers_of(large_small, cost, {}, two), 0.003),
+              0.041 - 0.003, 1e-12);
+  // One at a time (the default) is the recurrence above, whatever on_link_s says.
+  const std::vector<Transfer> one = transfers_of(large_small, cost, {}, {1, wire});
+  EXPECT_NEAR(one[1].start, 0.040, 1e-12);
+  EXPECT_NEAR(one[1].end, 0.051, 1e-12);
+}
+
 }  // namespace
 }  // namespace dtbench::model

@@ -296,6 +296,41 @@ TEST(IterationModel, ComputeRefillsTheTokenBucketTheSynchronisationStartsFrom) {
   EXPECT_NEAR(predict(c, overlap, slow_plain).comm_s, ring_allreduce_s(4, 6e6, slow_plain), 1e-12);
 }
 
+// What a rest saved, where a rested sweep measured it, replaces the token bucket's credit: the
+// first bucket to go saves that, and no more.
+TEST(IterationModel, WhatARestSavedReplacesTheTokenBucketsCredit) {
+  const ComputeProfile c = three_tensors();
+  const Link slow{1e-4, 1e7, 2e6};
+  Method overlap = method_of("bucketed", SyncMode::overlap, 4, {6e6});
+  const double full = ring_allreduce_s(4, 6e6, slow);
+  EXPECT_NEAR(predict(c, overlap, slow).comm_s, full - 2e6 / 1e7, 1e-12);  // the bucket's credit
+  overlap.rest_saves_s = [](double) { return 0.05; };
+  EXPECT_NEAR(predict(c, overlap, slow).comm_s, full - 0.05, 1e-12);
+  overlap.rest_saves_s = [](double) { return 0.0; };  // a rest saved nothing
+  EXPECT_NEAR(predict(c, overlap, slow).comm_s, full, 1e-12);
+  overlap.rest_saves_s = [](double) { return 10.0; };  // never more than the bucket's time
+  EXPECT_NEAR(predict(c, overlap, slow).comm_s, 0, 1e-12);
+}
+
+// Buckets in flight together (Gloo's two threads): the last, small bucket's latency goes while
+// the large one's bytes are on the wire; its bytes follow theirs.
+TEST(IterationModel, BucketsInFlightTogetherHideALatencyBehindTheOthersBytes) {
+  ComputeProfile c = three_tensors();
+  const Link slow{1e-3, 1e7};  // a step 1 ms; 10 MB/s
+  Method one = method_of("bucketed", SyncMode::overlap, 4, {5e6, 1e6});
+  Method two = one;
+  two.in_flight = 2;
+  // The 5 MB bucket (tensors 2 and 1) is ready at 0.5 s, the 1 MB one at 1.0 s; the first takes
+  // 6 ms + 0.75 s.
+  const double first_end = 0.5 + ring_allreduce_s(4, 5e6, slow);
+  const double wire = 1.5 * 1e6 / 1e7;
+  EXPECT_NEAR(predict(c, one, slow).sync_s, first_end + ring_allreduce_s(4, 1e6, slow) - 1.0,
+              1e-12);
+  EXPECT_NEAR(predict(c, two, slow).sync_s, first_end + wire - 1.0, 1e-12);
+  // The communication a trace holds is their time in flight: from 0.5 s to the last end.
+  EXPECT_NEAR(predict(c, two, slow).comm_s, first_end + wire - 0.5, 1e-12);
+}
+
 // Where the links take turns, an iteration's calls are followed through the hosts' buckets. On
 // 2 ranks reduce_broadcast over MPI is one message each way, and its reduce and broadcast take
 // different ways: LeNet-5's tensors in the model's order, blocking, after a rest that filled

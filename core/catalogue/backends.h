@@ -11,4 +11,8 @@ struct BackendSpec {
 };
 const std::vector<BackendSpec>& backend_registry();
 
+// The worker threads of the Gloo process group a run opens: Gloo runs that many of its
+// asynchronous operations (the bucketed engines' allreduces) at once.
+inline constexpr int kGlooThreads = 2;
+
 }  // namespace dtbench

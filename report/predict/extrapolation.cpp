@@ -284,6 +284,9 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     model::Method m = method_of(run);
     // Priced as what its link was fitted to: its collectives apart, or as it calls them.
     m.apart = link.apart;
+    for (auto f = out.from.rbegin(); f != out.from.rend(); ++f) {
+      if (saves_what_a_rest_saved(s, m, *f, note)) break;
+    }
     if (c.sync_options.mode != SyncMode::blocking) {
       for (auto f = out.from.rbegin(); f != out.from.rend() && !m.comm_cpu.machine_cpu_s; ++f) {
         const CpuEstimate cpu = comm_cpu_for(s, run, *f);

@@ -70,6 +70,12 @@ struct MethodSetup {
 MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std::string& label,
                          const std::function<void(const std::string&)>& note);
 
+// The bucketed engines over Gloo: where a rested sweep of Gloo's allreduce on swept_ranks measured
+// what a rest saves (rest_saving), the method's first bucket saves that instead of the links'
+// token bucket's credit (model::Method::rest_saves_s), and note() says so. Whether it did.
+bool saves_what_a_rest_saved(const SystemResults& s, model::Method& method, int swept_ranks,
+                             const std::function<void(const std::string&)>& note);
+
 // The method of a run as its config and record say (its strategy, ranks, options, timed
 // iterations and buckets), without the model's inputs.
 model::Method method_of(const TrainRun& run);

@@ -61,6 +61,28 @@ std::vector<RestedSweeps> rested_sweeps(const SystemResults& s) {
   return list;
 }
 
+double RestSaving::saved_s(double bytes) const {
+  if (!found()) return 0;
+  return std::max(0.0, saving.time(std::min(bytes, saving.bytes.back())));
+}
+
+RestSaving rest_saving(const SystemResults& s, const std::string& backend, int ranks) {
+  std::map<int64_t, Mean> saved;
+  RestSaving out;
+  for (const CollectiveRun& c : s.rested) {
+    if (c.op != "allreduce" || c.backend != backend || c.ranks != ranks || !(c.chained_s > 0)) {
+      continue;
+    }
+    saved[c.bytes].add(c.chained_s - c.time_s);
+    out.rest_s = std::max(out.rest_s, c.rest_s);
+  }
+  for (const auto& [bytes, mean] : saved) {
+    out.saving.bytes.push_back(static_cast<double>(bytes));
+    out.saving.seconds.push_back(mean.value());
+  }
+  return out;
+}
+
 std::string rested_sweeps_text(const RestedSweeps& r) {
   std::string text =
       fmt::format("after {:g} ms of rest, {} on {} ranks:", r.rest_s * 1e3, r.backend, r.ranks);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "catalogue/backends.h"
 #include "comm/c10d_adapter.h"
 #include "common/error.h"
 #include "common/host.h"
@@ -76,7 +77,7 @@ class GlooCommunicator : public Communicator {
     } else {
       options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
     }
-    options->threads = 2;
+    options->threads = kGlooThreads;
     try {
       pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
     } catch (const std::exception& e) {
