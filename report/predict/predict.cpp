@@ -159,7 +159,12 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
                       c.sync));
     }
   }
-  saves_what_a_rest_saved(s, method, method.ranks, note);
+  if (method.in_flight > 1 && !saves_what_a_rest_saved(s, method, method.ranks, note)) {
+    note(fmt::format(
+        "{} on {} ranks: up to {} of its buckets in flight at once; no rested sweep of {}'s "
+        "allreduce here, so its first bucket gets the links' token bucket's credit",
+        method.sync, method.ranks, method.in_flight, method.backend));
+  }
   if (c.sync_options.mode != SyncMode::blocking) {
     CpuEstimate cpu = comm_cpu_for(s, run);
     method.comm_cpu = cpu.cpu;
@@ -181,9 +186,7 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
 
 bool saves_what_a_rest_saved(const SystemResults& s, model::Method& method, int swept_ranks,
                              const std::function<void(const std::string&)>& note) {
-  if (method.backend != "gloo" || find_method(method.sync).engine != Engine::bucketed) {
-    return false;
-  }
+  if (method.in_flight <= 1) return false;
   const RestSaving rest = rest_saving(s, method.backend, swept_ranks);
   if (!rest.found()) return false;
   method.rest_saves_s = [rest](double bytes) { return rest.saved_s(bytes); };

@@ -70,9 +70,10 @@ struct MethodSetup {
 MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std::string& label,
                          const std::function<void(const std::string&)>& note);
 
-// The bucketed engines over Gloo: where a rested sweep of Gloo's allreduce on swept_ranks measured
-// what a rest saves (rest_saving), the method's first bucket saves that instead of the links'
-// token bucket's credit (model::Method::rest_saves_s), and note() says so. Whether it did.
+// A method whose buckets go several in flight (model::Method::in_flight: the bucketed engines over
+// Gloo): where a rested sweep of its backend's allreduce on swept_ranks measured what a rest
+// saves (rest_saving), its first bucket saves that instead of the links' token bucket's credit
+// (model::Method::rest_saves_s), and note() says so. Whether it did.
 bool saves_what_a_rest_saved(const SystemResults& s, model::Method& method, int swept_ranks,
                              const std::function<void(const std::string&)>& note);
 
