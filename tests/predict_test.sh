@@ -186,4 +186,12 @@ check "what-if: unknown model: exit 2 ($code), one line: $(cat "$work/m.err")" \
 "$dtbench" what-if --model resnet50 >/dev/null 2>"$work/c.err"
 check "what-if: no compute for ResNet-50: one line ($(cat "$work/c.err"))" \
   grep -q "no compute for resnet50: give --profile" "$work/c.err"
+# Collectives only (the committed cases directory): no training run, said so, exit 0.
+cases="$(dirname "$0")/../results/reference/cases-netns-4-bottleneck-epyc-vm"
+"$dtbench" predict "$cases" >"$work/cases.out" 2>&1
+code=$?
+check "sweeps only: exit 0 ($code), what is missing said: $(tail -1 "$work/cases.out")" \
+  grep -Eq "no experiment could be predicted: no training run here, only [0-9]+ sizes of collectives swept" \
+  "$work/cases.out"
+test $code -eq 0 || { echo "FAILED: sweeps only: exit $code"; status=1; }
 exit $status

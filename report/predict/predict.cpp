@@ -539,7 +539,14 @@ std::string prediction_text(const SystemResults& s) {
   if (const std::string gloo = gloo_pricing_text(s); !gloo.empty()) {
     text += fmt::format("  {}\n", gloo);
   }
-  if (p.rows.empty()) return text + "  no experiment could be predicted\n";
+  if (p.rows.empty()) {
+    const bool trains = std::any_of(s.runs.begin(), s.runs.end(),
+                                    [](const TrainRun& r) { return r.kind == "train"; });
+    return text + (trains ? "  no experiment could be predicted\n"
+                          : fmt::format("  no experiment could be predicted: no training run here, "
+                                        "only {} sizes of collectives swept (the model's inputs)\n",
+                                        s.collectives.size() + s.rested.size()));
+  }
   text += rows_text(p);
   for (const auto& r : p.rows) {
     if (r.best_s > 0) text += best_text(r) + "\n";
