@@ -149,16 +149,17 @@ template <typename Cost>
 std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cost& cost,
                                    Slowed slowed = {}, const InFlight& in_flight = {}) {
   slowed.factor = std::max(1.0, slowed.factor);
-  const size_t ops = static_cast<size_t>(std::max(1, in_flight.ops));
-  const bool together = ops > 1 && in_flight.on_link_s;
+  // Without the bytes' time on the wire, one at a time.
+  const size_t ops = in_flight.on_link_s ? static_cast<size_t>(std::max(1, in_flight.ops)) : 1;
+  const bool together = ops > 1;
   std::vector<Transfer> out;
   double latencies_end = 0;  // in flight together: when the latencies so far are through
   for (const Bucket& b : buckets) {
     const size_t i = out.size();
-    const double free = i >= ops ? out[i - ops].end : 0;
-    const double after = i > 0 ? out[i - 1].start : 0;
-    Transfer t{std::max({b.ready_s, together ? free : (i > 0 ? out[i - 1].end : 0), after}), 0,
-               b.seconds >= 0 ? b.seconds : cost(b.bytes), slowed};
+    const double free = i >= ops ? out[i - ops].end : 0;  // a thread free
+    const double after = i > 0 ? out[i - 1].start : 0;    // launched in order
+    Transfer t{std::max({b.ready_s, free, after}), 0, b.seconds >= 0 ? b.seconds : cost(b.bytes),
+               slowed};
     const double slow_span = std::max(0.0, slowed.until_s - t.start);
     t.end = slowed.factor * t.work <= slow_span
                 ? t.start + slowed.factor * t.work

@@ -107,9 +107,12 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
   // The table's size: 4 MiB, or where the sweep stopped short of it, the largest it swept.
   int64_t size = 0;
   for (const auto& r : rows) {
-    if (r.model_case.empty() && (size != kFourMiB) && (r.bytes == kFourMiB || r.bytes > size)) {
-      size = r.bytes;
-    }
+    if (r.model_case.empty()) size = std::max(size, r.bytes);
+  }
+  if (std::any_of(rows.begin(), rows.end(), [](const CollectiveRun& r) {
+        return r.model_case.empty() && r.bytes == kFourMiB;
+      })) {
+    size = kFourMiB;
   }
   const std::string size_text = binary_size_text(size);
   f.table.columns = {"op", "backend", "size", "time_ms", "busbw_GBps", "vs_bound"};
