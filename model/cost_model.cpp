@@ -135,4 +135,31 @@ std::vector<double> fit_columns(const std::vector<std::vector<double>>& columns,
   return out;
 }
 
+double pair_in_flight_s(const PairTime& pair, double latency_share) {
+  const double wire = pair.wire_s;
+  const InFlight two{2, [wire](double) { return wire; }, latency_share};
+  const std::vector<Bucket> halves(2, Bucket{0, 0, -1, pair.half_s});
+  double end = 0;
+  for (const Transfer& t : transfers_of(
+           halves, [](double) { return 0.0; }, {}, two)) {
+    end = std::max(end, t.end);
+  }
+  return end;
+}
+
+double fitted_latency_share(const std::vector<PairTime>& pairs) {
+  if (pairs.empty()) return 1;
+  double best = 0, least = std::numeric_limits<double>::infinity();
+  for (int step = 0; step <= 300; ++step) {
+    const double share = step / 100.0;
+    double error = 0;
+    for (const PairTime& p : pairs) {
+      const double relative = pair_in_flight_s(p, share) / p.measured_s - 1;
+      error += relative * relative;
+    }
+    if (error < least - 1e-12) best = share, least = error;
+  }
+  return best;
+}
+
 }  // namespace dtbench::model

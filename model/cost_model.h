@@ -121,11 +121,11 @@ struct Bucket {
 // process group runs that many operations at once on its threads), a bucket starts once it is
 // ready and the ops-th before it has ended, and its time is two parts: its bytes on the wire
 // (`in_flight.on_link_s`) and the rest, its steps' latency (the ranks waking, posting, reducing).
-// Two operations in flight take their latencies one after the other, and their bytes one after
-// the other, but one's latency goes while the other's bytes are on the wire: a bucket ends no
-// sooner than the latencies of those before it and its own plus its bytes, nor than the one
-// before it plus its bytes. When each bucket's transfer starts and ends, in seconds from the start
-// of backward.
+// Two operations in flight take their bytes one after the other, and a bucket's latency waits
+// for a share of the one's before it (`in_flight.latency_share`: 1, all of it; 0, none), but one's
+// latency goes while the other's bytes are on the wire: a bucket ends no sooner than that share of
+// the latencies before it and its own latency and bytes, nor than the one before it plus its
+// bytes. When each bucket's transfer starts and ends, in seconds from the start of backward.
 struct Slowed {
   double until_s = 0;
   double factor = 1;
@@ -133,6 +133,7 @@ struct Slowed {
 struct InFlight {
   int ops = 1;
   std::function<double(double bytes)> on_link_s;  // the time its bytes hold the link
+  double latency_share = 1;  // of each one's latency, what waits for the others' (fitted_share)
 };
 struct Transfer {
   double start = 0, end = 0;
@@ -153,7 +154,7 @@ std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cos
   const size_t ops = in_flight.on_link_s ? static_cast<size_t>(std::max(1, in_flight.ops)) : 1;
   const bool together = ops > 1;
   std::vector<Transfer> out;
-  double latencies_end = 0;  // in flight together: when the latencies so far are through
+  double released = 0;  // in flight together: when the share of the latencies so far is through
   for (const Bucket& b : buckets) {
     const size_t i = out.size();
     const double free = i >= ops ? out[i - ops].end : 0;  // a thread free
@@ -166,8 +167,9 @@ std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cos
                 : std::max(t.start, slowed.until_s) + t.work - slow_span / slowed.factor;
     if (together) {
       const double wire = std::min(t.work, in_flight.on_link_s(b.sent()));
-      latencies_end = std::max(t.start, latencies_end) + (t.work - wire);
-      t.end = std::max(t.end, latencies_end + wire);
+      const double latency = t.work - wire, acquired = std::max(t.start, released);
+      released = acquired + in_flight.latency_share * latency;
+      t.end = std::max(t.end, acquired + latency + wire);
       if (i > 0) t.end = std::max(t.end, out[i - 1].end + wire);
     }
     out.push_back(t);
@@ -185,6 +187,20 @@ inline double in_flight_s(const std::vector<Transfer>& transfers) {
   }
   return total;
 }
+
+// What a sweep of pairs in flight (bench_collectives' iallreduce_pair) measured at one size: each
+// half's time alone (the iallreduce sweep's, at half the bytes), its bytes' time on the wire, and
+// the pair's time, both launched together.
+struct PairTime {
+  double half_s = 0, wire_s = 0, measured_s = 0;
+};
+// The InFlight::latency_share under which transfers_of puts such pairs nearest what was measured:
+// of 0, 0.01, ..., 3, the one of least summed squared relative error (of equally near ones, the
+// least). Below about half, a pair launched together takes its bytes' time one after the other
+// whatever the share: a sweep that took that reads as the least share. 1 with no pair.
+double fitted_latency_share(const std::vector<PairTime>& pairs);
+// transfers_of's time for one such pair under a latency share.
+double pair_in_flight_s(const PairTime& pair, double latency_share);
 
 // The synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
 // When every bucket finishes before the next is ready, only the last bucket's cost is exposed.

@@ -295,13 +295,11 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     // One pass: the CPU of what overlaps the measured backward stretches it (and the buckets'
     // ready times), then the buckets go out on the stretched schedule. The last buckets wait for
     // the slowest rank's gradients too.
-    // Several in flight at once, each ring step carries 1/n of a bucket's bytes through every
-    // link: 2(n-1)/n of them on the wire.
-    InFlight in_flight{method.in_flight, {}};
+    // Several in flight at once, each bucket's bytes on the wire as a ring's (ring_link_bytes).
+    InFlight in_flight{method.in_flight, {}, method.in_flight_latency_share};
     if (method.in_flight > 1 && link.bytes_per_s > 0) {
-      const double share = 2.0 * (method.ranks - 1) / method.ranks;
-      in_flight.on_link_s = [&link, share](double bytes) {
-        return share * bytes / link.bytes_per_s;
+      in_flight.on_link_s = [&link, n = method.ranks](double bytes) {
+        return ring_link_bytes(n, bytes) / link.bytes_per_s;
       };
     }
     const double stolen = overlapped_cpu_s(buckets, p.backward_s, cost, method.comm_cpu,

@@ -134,5 +134,43 @@ TEST(CostModel, InFlightTogetherALatencyGoesBesideTheOthersBytes) {
   EXPECT_NEAR(one[1].end, 0.051, 1e-12);
 }
 
+TEST(CostModel, AShareOfTheLatenciesInFlightWaitsForTheOthers) {
+  // Each bucket 10 ms of latency and 1 ms per 100 kB on the wire; two small ones together.
+  auto wire = [](double bytes) { return bytes / 1e8; };
+  auto cost = [&](double bytes) { return 0.010 + wire(bytes); };
+  const std::vector<Bucket> small_two = {{1e5, 0.0}, {1e5, 0.0}};
+  // The second's latency waits for half of the first's: 5 + 10 + 1 ms; for none of it: the first
+  // and the second's bytes, 10 + 1 + 1 ms; for 1.5 times it, 15 + 10 + 1 ms. The first goes as
+  // alone whatever the share.
+  for (const double share : {0.0, 0.5, 1.5}) {
+    EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, share})[0].end, 0.011, 1e-12);
+  }
+  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, 0.5})[1].end, 0.016, 1e-12);
+  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, 0.0})[1].end, 0.012, 1e-12);
+  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, 1.5})[1].end, 0.026, 1e-12);
+  // A pair as the sweep launches it, halves of 4 ms alone, 1 ms of it on the wire: the second
+  // ends at the greater of both halves' bytes after one latency (3 + 1 + 1 ms) and the share of
+  // the first's latency and one alone (share x 3 + 4 ms).
+  const PairTime pair{0.004, 0.001, 0};
+  EXPECT_NEAR(pair_in_flight_s(pair, 1.0), 0.007, 1e-12);
+  EXPECT_NEAR(pair_in_flight_s(pair, 0.0), 0.005, 1e-12);
+  EXPECT_NEAR(pair_in_flight_s(pair, 2.0), 0.010, 1e-12);
+}
+
+TEST(CostModel, TheLatencyShareFittedToPairsInFlight) {
+  // Pairs measured as a share of 1.4 puts them, at latency-bound and wire-bound sizes: the fit
+  // finds 1.4.
+  std::vector<PairTime> pairs = {{0.004, 0.0001, 0}, {0.005, 0.001, 0}, {0.030, 0.027, 0}};
+  for (PairTime& p : pairs) p.measured_s = pair_in_flight_s(p, 1.4);
+  EXPECT_NEAR(fitted_latency_share(pairs), 1.4, 1e-9);
+  // A pair that took one alone and its second half's bytes reads as no share at all, the least
+  // of the shares that put it there.
+  for (PairTime& p : pairs) p.measured_s = p.half_s + p.wire_s;
+  EXPECT_EQ(fitted_latency_share(pairs), 0);
+  // Without a pair, all of it, as transfers_of takes by default.
+  EXPECT_EQ(fitted_latency_share({}), 1);
+  EXPECT_EQ(InFlight{}.latency_share, 1);
+}
+
 }  // namespace
 }  // namespace dtbench::model

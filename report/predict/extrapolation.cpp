@@ -287,6 +287,12 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     for (auto f = out.from.rbegin(); f != out.from.rend(); ++f) {
       if (saves_what_a_rest_saved(s, m, *f, note)) break;
     }
+    for (auto f = out.from.rbegin(); f != out.from.rend(); ++f) {
+      if (takes_what_pairs_fitted(s, m, *f,
+                                  link_for(s, c.backend, *f, run.bottleneck_rate, {}).link, note)) {
+        break;
+      }
+    }
     if (c.sync_options.mode != SyncMode::blocking) {
       for (auto f = out.from.rbegin(); f != out.from.rend() && !m.comm_cpu.machine_cpu_s; ++f) {
         const CpuEstimate cpu = comm_cpu_for(s, run, *f);

@@ -20,6 +20,7 @@
 #include "record/record.h"
 #include "report/predict/extrapolation.h"
 #include "report/predict/link_efficiency.h"
+#include "report/predict/pair_sweeps.h"
 #include "report/predict/rested_sweeps.h"
 #include "report/read/select.h"
 #include "report/traces/run_trace.h"
@@ -159,6 +160,7 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
                       c.sync));
     }
   }
+  takes_what_pairs_fitted(s, method, method.ranks, out.link.link, note);
   if (method.in_flight > 1 && !saves_what_a_rest_saved(s, method, method.ranks, note)) {
     note(fmt::format(
         "{} on {} ranks: up to {} of its buckets in flight at once; no rested sweep of {}'s "
@@ -196,6 +198,22 @@ bool saves_what_a_rest_saved(const SystemResults& s, model::Method& method, int 
       "bucket's credit; up to {} of its buckets in flight at once",
       method.sync, method.ranks, rest.rest_s * 1e3, method.backend, swept_ranks,
       rest.saving.bytes.size(), method.in_flight));
+  return true;
+}
+
+bool takes_what_pairs_fitted(const SystemResults& s, model::Method& method, int swept_ranks,
+                             const model::Link& link,
+                             const std::function<void(const std::string&)>& note) {
+  if (method.in_flight <= 1) return false;
+  const InFlightFit fit = in_flight_fit(s, method.backend, swept_ranks, link);
+  if (!fit.found()) return false;
+  method.in_flight_latency_share = fit.latency_share;
+  note(fmt::format(
+      "{} on {} ranks: of a bucket's latency in flight, {:.2f} waits for the other's (1: all of "
+      "it), fitted to {}'s pairs of nonblocking allreduces launched together on {} ranks ({} "
+      "sizes, {:.0f} B to {:.0f} B) against one alone",
+      method.sync, method.ranks, fit.latency_share, method.backend, swept_ranks, fit.bytes.size(),
+      fit.bytes.front(), fit.bytes.back()));
   return true;
 }
 

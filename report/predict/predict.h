@@ -77,6 +77,13 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
 bool saves_what_a_rest_saved(const SystemResults& s, model::Method& method, int swept_ranks,
                              const std::function<void(const std::string&)>& note);
 
+// The same method: where a sweep of pairs in flight on swept_ranks (in_flight_fit, through the
+// link fitted there) fitted the share of a latency that waits for the other's, its buckets take
+// that share (model::Method::in_flight_latency_share), and note() says so. Whether they did.
+bool takes_what_pairs_fitted(const SystemResults& s, model::Method& method, int swept_ranks,
+                             const model::Link& link,
+                             const std::function<void(const std::string&)>& note);
+
 // The method of a run as its config and record say (its strategy, ranks, options, timed
 // iterations and buckets), without the model's inputs.
 model::Method method_of(const TrainRun& run);
