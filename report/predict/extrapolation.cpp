@@ -301,7 +301,8 @@ Extrapolation extrapolate_system(const SystemResults& s) {
       }
     }
     PredictedExperiment row = measured_row(s, run, label);
-    row.predicted = model::predict(compute.compute, m, link.fitted.at(core_share(run)));
+    row.predicted =
+        predicted_for_repetitions(s, run, compute.compute, m, link.fitted.at(core_share(run)));
     row.predicted_p95_s = row.predicted.total_s() + compute.compute.spread_p95_s;
     p.rows.push_back(row);
   }

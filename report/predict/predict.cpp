@@ -217,6 +217,25 @@ bool takes_what_pairs_fitted(const SystemResults& s, model::Method& method, int 
   return true;
 }
 
+model::Phases predicted_for_repetitions(const SystemResults& s, const TrainRun& run,
+                                        const model::ComputeProfile& compute,
+                                        const model::Method& method, const model::Link& link) {
+  const std::vector<const TrainRun*> reps = report::repetitions(s, run);
+  if (reps.size() < 2 || method.bucket_bytes.empty()) return model::predict(compute, method, link);
+  model::Phases mean;
+  const auto n = static_cast<double>(reps.size());
+  for (const TrainRun* rep : reps) {
+    model::Method m = method;
+    m.bucket_bytes.assign(rep->record.bucket_bytes.begin(), rep->record.bucket_bytes.end());
+    const model::Phases p = model::predict(compute, m, link);
+    mean.data_s += p.data_s / n, mean.forward_s += p.forward_s / n;
+    mean.backward_s += p.backward_s / n, mean.sync_s += p.sync_s / n;
+    mean.optimizer_s += p.optimizer_s / n, mean.comm_s += p.comm_s / n;
+    mean.slowest_excess_s += p.slowest_excess_s / n;
+  }
+  return mean;
+}
+
 model::Method method_of(const TrainRun& run) {
   const TrainConfig& c = run.record.config;
   model::Method method;
@@ -315,7 +334,7 @@ Prediction predict_system(const SystemResults& s) {
           model::best_iteration_s(profile.profile, c.world_size, link.link, method.comm_cpu);
       row.best_without_cpu_s = model::best_iteration_s(profile.profile, c.world_size, link.link);
     }
-    row.predicted = model::predict(profile.profile, method, link.link);
+    row.predicted = predicted_for_repetitions(s, run, profile.profile, method, link.link);
     row.predicted_p95_s = row.predicted.total_s() + profile.profile.spread_p95_s;
     out.rows.push_back(row);
   }

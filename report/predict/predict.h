@@ -84,6 +84,12 @@ bool takes_what_pairs_fitted(const SystemResults& s, model::Method& method, int 
                              const model::Link& link,
                              const std::function<void(const std::string&)>& note);
 
+// The prediction for a run's repetitions, each with the bucket plan it ran (bucketed times its
+// plan, which can differ from one repetition to the next): their mean, phase by phase.
+model::Phases predicted_for_repetitions(const SystemResults& s, const TrainRun& run,
+                                        const model::ComputeProfile& compute,
+                                        const model::Method& method, const model::Link& link);
+
 // The method of a run as its config and record say (its strategy, ranks, options, timed
 // iterations and buckets), without the model's inputs.
 model::Method method_of(const TrainRun& run);
