@@ -8,8 +8,6 @@
 
 namespace dtbench {
 
-// Whether text is a stem of at least one character followed by suffix ("trace.json.gz" and
-// ".gz"; not ".gz" itself).
 // A size as a user reads it: "4 MiB", "256 KiB", else "40320 bytes".
 inline std::string binary_size_text(int64_t bytes) {
   constexpr int64_t kKiB = 1024;
@@ -18,6 +16,8 @@ inline std::string binary_size_text(int64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+// Whether text is a stem of at least one character followed by suffix ("trace.json.gz" and
+// ".gz"; not ".gz" itself).
 inline bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() > suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -287,7 +287,8 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     for (auto f = out.from.rbegin(); f != out.from.rend(); ++f) {
       if (saves_what_a_rest_saved(s, m, *f, note)) break;
     }
-    for (auto f = out.from.rbegin(); f != out.from.rend(); ++f) {
+    // Only buckets in flight together read a pair sweep, through the link fitted where it ran.
+    for (auto f = out.from.rbegin(); m.in_flight > 1 && f != out.from.rend(); ++f) {
       if (takes_what_pairs_fitted(s, m, *f,
                                   link_for(s, c.backend, *f, run.bottleneck_rate, {}).link, note)) {
         break;
