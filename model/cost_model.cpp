@@ -135,29 +135,37 @@ std::vector<double> fit_columns(const std::vector<std::vector<double>>& columns,
   return out;
 }
 
-double pair_in_flight_s(const PairTime& pair, double latency_share) {
-  const double wire = pair.wire_s;
-  const InFlight two{2, [wire](double) { return wire; }, latency_share};
-  const std::vector<Bucket> halves(2, Bucket{0, 0, -1, pair.half_s});
+double pair_in_flight_s(const PairTime& pair, const InFlightShares& shares) {
+  // Each part's bytes counted as their time on the wire, its time alone given.
+  const InFlight two{2, [](double wire_s) { return wire_s; }, shares};
+  const std::vector<Bucket> parts = {{pair.first_wire_s, 0, -1, pair.first_s},
+                                     {pair.second_wire_s, 0, -1, pair.second_s}};
   double end = 0;
   for (const Transfer& t : transfers_of(
-           halves, [](double) { return 0.0; }, {}, two)) {
+           parts, [](double) { return 0.0; }, {}, two)) {
     end = std::max(end, t.end);
   }
   return end;
 }
 
-double fitted_latency_share(const std::vector<PairTime>& pairs) {
-  if (pairs.empty()) return 1;
-  double best = 0, least = std::numeric_limits<double>::infinity();
-  for (int step = 0; step <= 300; ++step) {
-    const double share = step / 100.0;
-    double error = 0;
-    for (const PairTime& p : pairs) {
-      const double relative = pair_in_flight_s(p, share) / p.measured_s - 1;
-      error += relative * relative;
+InFlightShares fitted_in_flight_shares(const std::vector<PairTime>& even,
+                                       const std::vector<PairTime>& uneven) {
+  InFlightShares best;
+  if (even.empty() && uneven.empty()) return best;
+  double least = std::numeric_limits<double>::infinity();
+  const int before_steps = uneven.empty() ? 0 : 100;
+  for (int b = 100; b >= 100 - before_steps; --b) {
+    for (int w = 0; w <= 300; ++w) {
+      const InFlightShares shares{w / 100.0, b / 100.0};
+      double error = 0;
+      for (const auto* pairs : {&even, &uneven}) {
+        for (const PairTime& p : *pairs) {
+          const double relative = pair_in_flight_s(p, shares) / p.measured_s - 1;
+          error += relative * relative;
+        }
+      }
+      if (error < least - 1e-12) best = shares, least = error;
     }
-    if (error < least - 1e-12) best = share, least = error;
   }
   return best;
 }

@@ -122,18 +122,27 @@ struct Bucket {
 // ready and the ops-th before it has ended, and its time is two parts: its bytes on the wire
 // (`in_flight.on_link_s`) and the rest, its steps' latency (the ranks waking, posting, reducing).
 // Two operations in flight take their bytes one after the other, and a bucket's latency waits
-// for a share of the one's before it (`in_flight.latency_share`: 1, all of it; 0, none), but one's
-// latency goes while the other's bytes are on the wire: a bucket ends no sooner than that share of
-// the latencies before it and its own latency and bytes, nor than the one before it plus its
-// bytes. When each bucket's transfer starts and ends, in seconds from the start of backward.
+// for a share of the one's before it (`shares.waits`: 1, all of it; 0, none), but one's latency
+// goes while the other's bytes are on the wire: a bucket ends no sooner than that share of the
+// latencies before it and its own latency and bytes, nor than its bytes through the link. Its bytes
+// take the link after those before it and after a share of its own latency (`shares.before_bytes`:
+// 1, all of it, as when it goes alone; 0, none: they go as soon as it starts, while its steps'
+// latency passes under another's bytes). When each bucket's transfer starts and ends, in seconds
+// from the start of backward.
 struct Slowed {
   double until_s = 0;
   double factor = 1;
 };
+// Of each operation's latency in flight, what waits for the other's, and what goes before its
+// bytes take the link (fitted_in_flight_shares): 1 and 1, as one after the other.
+struct InFlightShares {
+  double waits = 1;
+  double before_bytes = 1;
+};
 struct InFlight {
   int ops = 1;
   std::function<double(double bytes)> on_link_s;  // the time its bytes hold the link
-  double latency_share = 1;  // of each one's latency, what waits for the others' (fitted_share)
+  InFlightShares shares;
 };
 struct Transfer {
   double start = 0, end = 0;
@@ -155,6 +164,7 @@ std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cos
   const bool together = ops > 1;
   std::vector<Transfer> out;
   double released = 0;  // in flight together: when the share of the latencies so far is through
+  double carried = 0;   // and when the bytes so far are through the link
   for (const Bucket& b : buckets) {
     const size_t i = out.size();
     const double free = i >= ops ? out[i - ops].end : 0;  // a thread free
@@ -168,9 +178,9 @@ std::vector<Transfer> transfers_of(const std::vector<Bucket>& buckets, const Cos
     if (together) {
       const double wire = std::min(t.work, in_flight.on_link_s(b.sent()));
       const double latency = t.work - wire, acquired = std::max(t.start, released);
-      released = acquired + in_flight.latency_share * latency;
-      t.end = std::max(t.end, acquired + latency + wire);
-      if (i > 0) t.end = std::max(t.end, out[i - 1].end + wire);
+      released = acquired + in_flight.shares.waits * latency;
+      carried = std::max(carried, acquired + in_flight.shares.before_bytes * latency) + wire;
+      t.end = std::max({t.end, acquired + latency + wire, carried});
     }
     out.push_back(t);
   }
@@ -188,19 +198,25 @@ inline double in_flight_s(const std::vector<Transfer>& transfers) {
   return total;
 }
 
-// What a sweep of pairs in flight (bench_collectives' iallreduce_pair) measured at one size: each
-// half's time alone (the iallreduce sweep's, at half the bytes), its bytes' time on the wire, and
-// the pair's time, both launched together.
+// What a sweep of pairs in flight (bench_collectives' iallreduce_pair and iallreduce_uneven)
+// measured at one size: each part's time alone (the iallreduce sweep's at its bytes) and its
+// bytes' time on the wire, the first launched first, and the pair's time, both launched together.
 struct PairTime {
-  double half_s = 0, wire_s = 0, measured_s = 0;
+  double first_s = 0, first_wire_s = 0;
+  double second_s = 0, second_wire_s = 0;
+  double measured_s = 0;
 };
-// The InFlight::latency_share under which transfers_of puts such pairs nearest what was measured:
-// of 0, 0.01, ..., 3, the one of least summed squared relative error (of equally near ones, the
-// least). Below about half, a pair launched together takes its bytes' time one after the other
-// whatever the share: a sweep that took that reads as the least share. 1 with no pair.
-double fitted_latency_share(const std::vector<PairTime>& pairs);
-// transfers_of's time for one such pair under a latency share.
-double pair_in_flight_s(const PairTime& pair, double latency_share);
+// The shares under which transfers_of puts such pairs nearest what was measured: of waits 0,
+// 0.01, ..., 3 and before_bytes 1, 0.99, ..., 0, the pair of least summed squared relative error
+// (of equally near ones, the greatest before_bytes, then the least waits). Pairs of equal halves
+// (`even`) hardly tell before_bytes: without an uneven pair (a small part's latency beside a large
+// part's bytes) it stays 1. Below about half, a pair of halves launched together takes their bytes'
+// time one after the other whatever waits is: a sweep that took that reads as the least. 1 and 1
+// with no pair.
+InFlightShares fitted_in_flight_shares(const std::vector<PairTime>& even,
+                                       const std::vector<PairTime>& uneven);
+// transfers_of's time for one such pair under these shares.
+double pair_in_flight_s(const PairTime& pair, const InFlightShares& shares);
 
 // The synchronisation left after backward ends at backward_s: max(0, last end - backward_s).
 // When every bucket finishes before the next is ready, only the last bucket's cost is exposed.

@@ -296,7 +296,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     // ready times), then the buckets go out on the stretched schedule. The last buckets wait for
     // the slowest rank's gradients too.
     // Several in flight at once, each bucket's bytes on the wire as a ring's (ring_link_bytes).
-    InFlight in_flight{method.in_flight, {}, method.in_flight_latency_share};
+    InFlight in_flight{method.in_flight, {}, method.in_flight_shares};
     if (method.in_flight > 1 && link.bytes_per_s > 0) {
       in_flight.on_link_s = [&link, n = method.ranks](double bytes) {
         return ring_link_bytes(n, bytes) / link.bytes_per_s;

@@ -102,9 +102,9 @@ struct Method {
   // How many of its buckets' operations run at once (InFlight): Gloo's process group's threads
   // for the bucketed engines over Gloo; 1, one after the other.
   int in_flight = 1;
-  // Of each one's latency in flight, what waits for the others' (InFlight::latency_share): as a
-  // sweep of pairs fitted it; 1, all of it.
-  double in_flight_latency_share = 1;
+  // Of each one's latency in flight, what waits for the others' and what goes before its bytes
+  // take the link (InFlight::shares): as sweeps of pairs fitted them; 1 and 1, all of it.
+  InFlightShares in_flight_shares;
   CommCpu comm_cpu;
   Placement placement;
   MeasuredHook hook;  // fp16, powersgd, topk

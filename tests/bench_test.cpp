@@ -22,7 +22,8 @@ namespace {
 using testing::TempDir;
 
 const char* kFilter =
-    "--benchmark_filter='^(allreduce|iallreduce|iallreduce_pair|ring_allreduce|gather|scatter|"
+    "--benchmark_filter='^(allreduce|iallreduce|iallreduce_pair|iallreduce_uneven|ring_allreduce|"
+    "gather|scatter|"
     "allgather|reduce_scatter|broadcast|reduce|ring_reduce|gather_scatter|reduce_broadcast|"
     "fp16_hook|topk_hook|powersgd_hook)/backend:[a-z]+/bytes:(16|4096)/'";
 
@@ -112,9 +113,10 @@ void expect_checked_results(const BenchRun& r, int ranks, const std::string& bac
   EXPECT_TRUE(std::any_of(benchmarks.begin(), benchmarks.end(), [](const auto& b) {
     return b["name"].template get<std::string>().rfind("iallreduce/", 0) == 0;
   }));  // the nonblocking allreduce, checked like the others below
-  // The strategies' composites, the pair in flight and the lossy methods' buckets at both sizes,
+  // The strategies' composites, the pairs in flight and the lossy methods' buckets at both sizes,
   // each checked like the others below.
-  for (const char* op : {"gather_scatter/", "reduce_broadcast/", "iallreduce_pair/"}) {
+  for (const char* op :
+       {"gather_scatter/", "reduce_broadcast/", "iallreduce_pair/", "iallreduce_uneven/"}) {
     EXPECT_EQ(std::count_if(benchmarks.begin(), benchmarks.end(),
                             [&](const auto& b) {
                               return b["name"].template get<std::string>().rfind(op, 0) == 0;

@@ -143,33 +143,69 @@ TEST(CostModel, AShareOfTheLatenciesInFlightWaitsForTheOthers) {
   // and the second's bytes, 10 + 1 + 1 ms; for 1.5 times it, 15 + 10 + 1 ms. The first goes as
   // alone whatever the share.
   for (const double share : {0.0, 0.5, 1.5}) {
-    EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, share})[0].end, 0.011, 1e-12);
+    EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, {share}})[0].end, 0.011, 1e-12);
   }
-  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, 0.5})[1].end, 0.016, 1e-12);
-  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, 0.0})[1].end, 0.012, 1e-12);
-  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, 1.5})[1].end, 0.026, 1e-12);
+  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, {0.5}})[1].end, 0.016, 1e-12);
+  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, {0.0}})[1].end, 0.012, 1e-12);
+  EXPECT_NEAR(transfers_of(small_two, cost, {}, {2, wire, {1.5}})[1].end, 0.026, 1e-12);
   // A pair as the sweep launches it, halves of 4 ms alone, 1 ms of it on the wire: the second
   // ends at the greater of both halves' bytes after one latency (3 + 1 + 1 ms) and the share of
   // the first's latency and one alone (share x 3 + 4 ms).
-  const PairTime pair{0.004, 0.001, 0};
-  EXPECT_NEAR(pair_in_flight_s(pair, 1.0), 0.007, 1e-12);
-  EXPECT_NEAR(pair_in_flight_s(pair, 0.0), 0.005, 1e-12);
-  EXPECT_NEAR(pair_in_flight_s(pair, 2.0), 0.010, 1e-12);
+  const PairTime pair{0.004, 0.001, 0.004, 0.001, 0};
+  EXPECT_NEAR(pair_in_flight_s(pair, {1.0}), 0.007, 1e-12);
+  EXPECT_NEAR(pair_in_flight_s(pair, {0.0}), 0.005, 1e-12);
+  EXPECT_NEAR(pair_in_flight_s(pair, {2.0}), 0.010, 1e-12);
 }
 
-TEST(CostModel, TheLatencyShareFittedToPairsInFlight) {
+TEST(CostModel, ALargeBucketsBytesGoUnderASmallOnesLatency) {
+  // A small bucket (10 ms of latency, 1 ms of bytes) and a large one (no latency, 20 ms of bytes)
+  // ready together. All of the small one's latency before its bytes: the large one's bytes wait
+  // for the small one's end, 11 + 20 ms. None of it: they follow its bytes alone, 1 + 20 ms; half
+  // of it, 5 + 1 + 20 ms. The small one ends after its latency and bytes whatever the share.
+  auto wire = [](double bytes) { return bytes / 1e8; };
+  auto cost = [&](double bytes) { return (bytes < 1e6 ? 0.010 : 0.0) + wire(bytes); };
+  const std::vector<Bucket> small_large = {{1e5, 0.0}, {2e6, 0.0}};
+  for (const double before : {1.0, 0.0, 0.5}) {
+    const std::vector<Transfer> t = transfers_of(small_large, cost, {}, {2, wire, {0, before}});
+    EXPECT_NEAR(t[0].end, 0.011, 1e-12);
+    EXPECT_NEAR(t[1].end, 0.001 + 0.010 * before + 0.020, 1e-12) << before;
+  }
+  // The same as the sweep of uneven pairs prices it.
+  const PairTime uneven{0.011, 0.001, 0.020, 0.020, 0};
+  EXPECT_NEAR(pair_in_flight_s(uneven, {0, 0.5}), 0.026, 1e-12);
+  // By default, one after the other: all of it waits and goes before.
+  EXPECT_EQ(InFlight{}.shares.waits, 1);
+  EXPECT_EQ(InFlight{}.shares.before_bytes, 1);
+}
+
+TEST(CostModel, TheSharesFittedToPairsInFlight) {
   // Pairs measured as a share of 1.4 puts them, at latency-bound and wire-bound sizes: the fit
-  // finds 1.4.
-  std::vector<PairTime> pairs = {{0.004, 0.0001, 0}, {0.005, 0.001, 0}, {0.030, 0.027, 0}};
-  for (PairTime& p : pairs) p.measured_s = pair_in_flight_s(p, 1.4);
-  EXPECT_NEAR(fitted_latency_share(pairs), 1.4, 1e-9);
-  // A pair that took one alone and its second half's bytes reads as no share at all, the least
-  // of the shares that put it there.
-  for (PairTime& p : pairs) p.measured_s = p.half_s + p.wire_s;
-  EXPECT_EQ(fitted_latency_share(pairs), 0);
+  // finds 1.4, and with no uneven pair, leaves before_bytes at 1.
+  std::vector<PairTime> even = {{0.004, 0.0001, 0.004, 0.0001, 0},
+                                {0.005, 0.001, 0.005, 0.001, 0},
+                                {0.030, 0.027, 0.030, 0.027, 0}};
+  for (PairTime& p : even) p.measured_s = pair_in_flight_s(p, {1.4});
+  InFlightShares fit = fitted_in_flight_shares(even, {});
+  EXPECT_NEAR(fit.waits, 1.4, 1e-9);
+  EXPECT_EQ(fit.before_bytes, 1);
+  // Uneven pairs, a latency-bound eighth beside bandwidth-bound rest, as shares of 0.8 and 0.3
+  // put them: both found.
+  std::vector<PairTime> uneven = {{0.004, 0.0002, 0.006, 0.002, 0},
+                                  {0.005, 0.001, 0.012, 0.008, 0},
+                                  {0.006, 0.002, 0.040, 0.035, 0}};
+  for (PairTime& p : even) p.measured_s = pair_in_flight_s(p, {0.8, 0.3});
+  for (PairTime& p : uneven) p.measured_s = pair_in_flight_s(p, {0.8, 0.3});
+  fit = fitted_in_flight_shares(even, uneven);
+  EXPECT_NEAR(fit.waits, 0.8, 1e-9);
+  EXPECT_NEAR(fit.before_bytes, 0.3, 1e-9);
+  // A pair of halves that took one alone and its second half's bytes reads as no share waiting,
+  // the least of the shares that put it there.
+  for (PairTime& p : even) p.measured_s = p.first_s + p.second_wire_s;
+  EXPECT_EQ(fitted_in_flight_shares(even, {}).waits, 0);
   // Without a pair, all of it, as transfers_of takes by default.
-  EXPECT_EQ(fitted_latency_share({}), 1);
-  EXPECT_EQ(InFlight{}.latency_share, 1);
+  fit = fitted_in_flight_shares({}, {});
+  EXPECT_EQ(fit.waits, 1);
+  EXPECT_EQ(fit.before_bytes, 1);
 }
 
 }  // namespace

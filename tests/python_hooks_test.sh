@@ -11,6 +11,8 @@ source "$(dirname "$0")/check.sh"
 reference="$(dirname "$0")/python/ddp_hooks_reference.py"
 python=/usr/bin/python3  # Debian's python3-torch: the same libtorch as dtbench
 mpi=("$mpirun" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+# The end of a failed step's log (it goes with $work), without PyTorch's FutureWarnings.
+shown() { echo "--- the end of $(basename "$1"):"; grep -v -e FutureWarning -e '= partial(' "$1" | tail -n 20; }
 
 # fp16: a sum of float16 values rounds at each addition, in whatever order the backend adds:
 # one float16 rounding step (2^-11) per rank. powersgd: the same arithmetic in float32 but for the
@@ -19,15 +21,26 @@ declare -A tolerance=([fp16]=2e-3 [powersgd]=1e-4)
 for hook in fp16 powersgd; do
   for ranks in 2 4; do
     dir="$work/$hook-$ranks"
-    timeout 120 "$python" "$reference" run --hook "$hook" --ranks "$ranks" --dir "$dir" \
-      --rank-r "$ranks" --start 2 >"$dir.python.log" 2>&1
-    check "$hook, $ranks ranks: PyTorch's hook ran and its ranks left ($?)" test $? -eq 0
+    # PyTorch 2.6's Gloo has hung in its own teardown (docs/testing.md): a reference that did
+    # not end in 120 s runs once more, and says so; dtbench's runs get no second try.
+    for try in 1 2; do
+      timeout 120 "$python" "$reference" run --hook "$hook" --ranks "$ranks" --dir "$dir" \
+        --rank-r "$ranks" --start 2 >"$dir.python.log" 2>&1
+      code=$?
+      test $code -eq 124 -a $try -eq 1 || break
+      echo "$hook, $ranks ranks: PyTorch's hook did not end in 120 s; once more"
+      shown "$dir.python.log"
+    done
+    check "$hook, $ranks ranks: PyTorch's hook ran and its ranks left ($code)" test $code -eq 0
+    test $code -eq 0 || shown "$dir.python.log"
     check "$hook, $ranks ranks: PyTorch's hook wrote its results" test -s "$dir/rank0/want4.bin"
     for backend in mpi gloo; do
       rm -f "$dir"/rank*/got*.bin
       timeout 120 "${mpi[@]}" -np "$ranks" "$replay" --sync "$hook" --dir "$dir" --iterations 5 \
         --backend "$backend" --powersgd-rank "$ranks" --powersgd-start 2 >"$dir.$backend.log" 2>&1
-      check "$hook, $ranks ranks over $backend: dtbench ran" test -s "$dir/rank0/got4.bin"
+      code=$?
+      check "$hook, $ranks ranks over $backend: dtbench ran ($code)" test $code -eq 0 -a -s "$dir/rank0/got4.bin"
+      test $code -eq 0 || shown "$dir.$backend.log"
       "$python" "$reference" compare --dir "$dir" --ranks "$ranks" --iterations 5 \
         --tolerance "${tolerance[$hook]}" | tee "$dir.compare.log"
       check "$hook, $ranks ranks over $backend: as PyTorch's within ${tolerance[$hook]}" \

@@ -103,11 +103,13 @@ Collective in_place_sum(const char* name, double (*factor)(int),
 const std::vector<Collective>& collectives() {
   static const std::vector<Collective> all = [] {
     std::vector<Collective> every = {
-        allreduce_collective(),        iallreduce_collective(),     iallreduce_pair_collective(),
-        reduce_collective(),           broadcast_collective(),      gather_collective(),
-        scatter_collective(),          allgather_collective(),      reduce_scatter_collective(),
-        ring_reduce_collective(),      ring_allreduce_collective(), gather_scatter_collective(),
-        reduce_broadcast_collective(),
+        allreduce_collective(),       iallreduce_collective(),
+        iallreduce_pair_collective(), iallreduce_uneven_collective(),
+        reduce_collective(),          broadcast_collective(),
+        gather_collective(),          scatter_collective(),
+        allgather_collective(),       reduce_scatter_collective(),
+        ring_reduce_collective(),     ring_allreduce_collective(),
+        gather_scatter_collective(),  reduce_broadcast_collective(),
     };
     for (Collective& hook : hook_collectives()) every.push_back(std::move(hook));
     return every;

@@ -81,6 +81,7 @@ inline double factor_parts(int n) {
 Collective allreduce_collective();
 Collective iallreduce_collective();
 Collective iallreduce_pair_collective();
+Collective iallreduce_uneven_collective();
 Collective reduce_collective();
 Collective broadcast_collective();
 Collective gather_collective();

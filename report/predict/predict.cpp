@@ -207,13 +207,21 @@ bool takes_what_pairs_fitted(const SystemResults& s, model::Method& method, int 
   if (method.in_flight <= 1) return false;
   const InFlightFit fit = in_flight_fit(s, method.backend, swept_ranks, link);
   if (!fit.found()) return false;
-  method.in_flight_latency_share = fit.latency_share;
+  method.in_flight_shares = fit.shares;
+  const auto sizes = [](const std::vector<double>& bytes, const char* what) {
+    return bytes.empty() ? std::string()
+                         : fmt::format("{}{} sizes, {:.0f} B to {:.0f} B", what, bytes.size(),
+                                       bytes.front(), bytes.back());
+  };
+  const std::string swept = sizes(fit.bytes, "halves: ") +
+                            (fit.bytes.empty() || fit.uneven_bytes.empty() ? "" : "; ") +
+                            sizes(fit.uneven_bytes, "an eighth and the rest: ");
   note(fmt::format(
-      "{} on {} ranks: of a bucket's latency in flight, {:.2f} waits for the other's (1: all of "
-      "it), fitted to {}'s pairs of nonblocking allreduces launched together on {} ranks ({} "
-      "sizes, {:.0f} B to {:.0f} B) against one alone",
-      method.sync, method.ranks, fit.latency_share, method.backend, swept_ranks, fit.bytes.size(),
-      fit.bytes.front(), fit.bytes.back()));
+      "{} on {} ranks: of a bucket's latency in flight, {:.2f} waits for the other's and {:.2f} "
+      "goes before its bytes take the link (1 and 1: one after the other), fitted to {}'s pairs "
+      "of nonblocking allreduces launched together on {} ranks ({}) against each alone",
+      method.sync, method.ranks, fit.shares.waits, fit.shares.before_bytes, method.backend,
+      swept_ranks, swept));
   return true;
 }
 

@@ -78,8 +78,9 @@ bool saves_what_a_rest_saved(const SystemResults& s, model::Method& method, int 
                              const std::function<void(const std::string&)>& note);
 
 // The same method: where a sweep of pairs in flight on swept_ranks (in_flight_fit, through the
-// link fitted there) fitted the share of a latency that waits for the other's, its buckets take
-// that share (model::Method::in_flight_latency_share), and note() says so. Whether they did.
+// link fitted there) fitted the shares of a latency that wait for the other's and go before its
+// bytes, its buckets take them (model::Method::in_flight_shares), and note() says so. Whether
+// they did.
 bool takes_what_pairs_fitted(const SystemResults& s, model::Method& method, int swept_ranks,
                              const model::Link& link,
                              const std::function<void(const std::string&)>& note);
