@@ -106,7 +106,7 @@ TEST(CostModel, InFlightTogetherALatencyGoesBesideTheOthersBytes) {
   // Each bucket 10 ms of latency and 1 ms per 100 kB on the wire.
   auto wire = [](double bytes) { return bytes / 1e8; };
   auto cost = [&](double bytes) { return 0.010 + wire(bytes); };
-  const InFlight two{2, wire};
+  const InFlight two{2, wire, {}};
   // A large bucket (10 + 30 ms), then a small one ready 3 ms later (10 + 1 ms): its latency,
   // after the large one's, is through at 20 ms, and its bytes follow the large one's, at 40 + 1
   // ms; one after the other, 51 ms.
@@ -129,7 +129,7 @@ TEST(CostModel, InFlightTogetherALatencyGoesBesideTheOthersBytes) {
   EXPECT_NEAR(exposed_after_backward_s(transfers_of(large_small, cost, {}, two), 0.003),
               0.041 - 0.003, 1e-12);
   // One at a time (the default) is the recurrence above, whatever on_link_s says.
-  const std::vector<Transfer> one = transfers_of(large_small, cost, {}, {1, wire});
+  const std::vector<Transfer> one = transfers_of(large_small, cost, {}, {1, wire, {}});
   EXPECT_NEAR(one[1].start, 0.040, 1e-12);
   EXPECT_NEAR(one[1].end, 0.051, 1e-12);
 }
