@@ -153,8 +153,8 @@ InFlightShares fitted_in_flight_shares(const std::vector<PairTime>& even,
   InFlightShares best;
   if (even.empty() && uneven.empty()) return best;
   double least = std::numeric_limits<double>::infinity();
-  const int before_steps = uneven.empty() ? 0 : 100;
-  for (int b = 100; b >= 100 - before_steps; --b) {
+  const int least_before = uneven.empty() ? 100 : 0;  // untold without an uneven pair: 1
+  for (int b = 100; b >= least_before; --b) {
     for (int w = 0; w <= 300; ++w) {
       const InFlightShares shares{w / 100.0, b / 100.0};
       double error = 0;
