@@ -221,7 +221,8 @@ TEST(IterationModel, TheSlowestRanksLagIsWaitedFor) {
                    0);
 }
 
-// The iteration counted is the slowest rank's: every method's, not a phase, and not on one rank.
+// The iteration counted is the slowest rank's: every synchronising method's, not a phase, and
+// not on one rank.
 TEST(IterationModel, TheSlowestRanksIterationIsCounted) {
   ComputeProfile c = three_tensors();
   const double best = best_iteration_s(c, 4, kLink);
@@ -230,8 +231,7 @@ TEST(IterationModel, TheSlowestRanksIterationIsCounted) {
                                        method_of("allreduce", SyncMode::overlap, 4, {}, 0),
                                        method_of("allreduce", SyncMode::stale, 4, {}, 0),
                                        method_of("c10d_ddp", SyncMode::overlap, 4, {}, 4e6),
-                                       method_of("local_sgd", SyncMode::blocking, 4, {}, 0),
-                                       method_of("none", SyncMode::blocking, 4, {}, 0)};
+                                       method_of("local_sgd", SyncMode::blocking, 4, {}, 0)};
   before.reserve(methods.size());
   for (const Method& m : methods) before.push_back(predict(c, m, kLink));
   c.slowest_excess_s = 0.02;
@@ -245,6 +245,23 @@ TEST(IterationModel, TheSlowestRanksIterationIsCounted) {
   const Phases alone = predict(c, method_of("allreduce", SyncMode::blocking, 1, {}, 0), kLink);
   EXPECT_DOUBLE_EQ(alone.slowest_excess_s, 0);
   EXPECT_DOUBLE_EQ(alone.total_s(), alone.phases_s());
+}
+
+// Without synchronisation no rank waits for another: the slowest rank's iteration is longer than
+// the ranks' mean by its compute's lag, whatever the synchronising runs' ranks leave apart.
+TEST(IterationModel, WithoutSynchronisationTheSlowestRanksLagIsItsIteration) {
+  ComputeProfile c = three_tensors();
+  const Method none = method_of("none", SyncMode::blocking, 4, {}, 0);
+  const Phases even = predict(c, none, kLink);
+  EXPECT_DOUBLE_EQ(even.slowest_excess_s, 0);
+  c.straggler_s = 0.1;
+  c.slowest_excess_s = 0.02;
+  const Phases lagging = predict(c, none, kLink);
+  EXPECT_DOUBLE_EQ(lagging.slowest_excess_s, 0.1);
+  EXPECT_DOUBLE_EQ(lagging.sync_s, 0);
+  EXPECT_NEAR(lagging.total_s(), even.total_s() + 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(predict(c, method_of("none", SyncMode::blocking, 1, {}, 0), kLink).total_s(),
+                   even.total_s());  // one rank: none behind it
 }
 
 // Through a token bucket (2 MB deep, 100 MB/s, 10 KB refilled while a step waits its 0.1 ms)
