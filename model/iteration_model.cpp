@@ -233,10 +233,11 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
   if (!modelled(method.sync)) throw std::invalid_argument("no model for " + method.sync);
   Phases p{compute.data_s, compute.forward_s, compute.backward_s, 0, compute.optimizer_s};
   if (method.ranks <= 1) return p;
+  const bool synchronises = method.sync != "none";
   // The iteration counted is the slowest rank's. Ranks that synchronise leave each iteration at
   // different times (slowest_excess_s); without synchronisation (none) no rank waits for another,
   // and the slowest rank's iteration is longer than the mean by its compute's lag (straggler_s).
-  p.slowest_excess_s = method.sync == "none" ? compute.straggler_s : compute.slowest_excess_s;
+  p.slowest_excess_s = synchronises ? compute.slowest_excess_s : compute.straggler_s;
   const bool composed = method.measured_cost && method.apart && method.compose_apart;
   auto cost = [&](double bytes) {
     if (!method.measured_cost) {
@@ -333,7 +334,7 @@ Phases predict(const ComputeProfile& compute, const Method& method, const Link& 
     return p;
   }
   p.sync_s = std::max(0.0, p.comm_s - (hides ? p.forward_s + p.backward_s : 0));
-  if (!hides && method.sync != "none") p.sync_s += compute.straggler_s;
+  if (!hides && synchronises) p.sync_s += compute.straggler_s;
   return p;
 }
 
