@@ -87,6 +87,10 @@ struct MeasuredCost {
   std::vector<double> bytes, seconds;  // ascending sizes
   std::function<double(double bytes)> messages;
   std::vector<double> noisy_bytes;  // the sizes read_out_noise replaced
+  // The sizes read as one operation's latency rather than chained (report/predict/model_inputs.h,
+  // sweep_of's per_tensor), and what the barrier left in each operation, taken off their time.
+  std::vector<double> latency_bytes;
+  double barrier_s = 0;
   double time(double b) const;
 };
 

@@ -589,7 +589,7 @@ TEST(IterationModel, AMeasuredHookReplacesTheLinkAndTheAllreducesCpu) {
 }
 
 TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
-  const MeasuredCost m{{1, 3, 5}, {1, 2, 6}, {}, {}};
+  const MeasuredCost m{{1, 3, 5}, {1, 2, 6}, {}, {}, {}, 0};
   EXPECT_DOUBLE_EQ(m.time(0.5), 1);  // below the smallest: its time
   EXPECT_DOUBLE_EQ(m.time(2), 1.5);
   EXPECT_DOUBLE_EQ(m.time(3), 2);
@@ -601,11 +601,11 @@ TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
 // A size measured more than twice as slow as a larger one is noise: it takes the least time of
 // the larger sizes, and says so; a size up to twice as slow keeps its time.
 TEST(MeasuredCost, ASizeFarSlowerThanALargerOneIsReadAsNoise) {
-  MeasuredCost m{{64, 256, 1024, 4096, 16384}, {1e-5, 4e-4, 1.1e-3, 2e-5, 6e-5}, {}, {}};
+  MeasuredCost m{{64, 256, 1024, 4096, 16384}, {1e-5, 4e-4, 1.1e-3, 2e-5, 6e-5}, {}, {}, {}, 0};
   read_out_noise(m);
   EXPECT_EQ(m.noisy_bytes, (std::vector<double>{256, 1024}));
   EXPECT_EQ(m.seconds, (std::vector<double>{1e-5, 2e-5, 2e-5, 2e-5, 6e-5}));
-  MeasuredCost kept{{16, 64, 256}, {2.7e-3, 2.5e-3, 1.5e-3}, {}, {}};
+  MeasuredCost kept{{16, 64, 256}, {2.7e-3, 2.5e-3, 1.5e-3}, {}, {}, {}, 0};
   read_out_noise(kept);
   EXPECT_TRUE(kept.noisy_bytes.empty());
   EXPECT_EQ(kept.seconds, (std::vector<double>{2.7e-3, 2.5e-3, 1.5e-3}));

@@ -14,6 +14,14 @@ struct Summary {
 
 Summary summarize(const std::vector<double>& values);
 
+// A mean kept as values arrive; -1 before the first.
+struct Mean {
+  double sum = 0;
+  int count = 0;
+  void add(double v) { sum += v, ++count; }
+  double value() const { return count > 0 ? sum / count : -1; }
+};
+
 // Linear-interpolation percentile (numpy's default), q in [0, 100].
 double percentile(std::vector<double> values, double q);
 

@@ -65,8 +65,42 @@ bool priced_after_rest(const SystemResults& s, const CollectiveRun& rested) {
   return rested.backend == "gloo" && core_each(s, rested);
 }
 
+namespace {
+
+// Gloo's chained sizes each at least their latency (sweep_of's per_tensor); `sizes` the sweep's
+// operations, chained and between barriers; `rested` the sizes priced as swept after a rest.
+template <typename Rested>
+void at_least_latency(const std::vector<const CollectiveRun*>& sizes, const Rested& rested,
+                      model::MeasuredCost& m) {
+  std::map<double, Mean> between, chained;
+  for (const CollectiveRun* c : sizes) {
+    if (c->backend != "gloo" || !(c->chained_s > 0)) continue;
+    between[static_cast<double>(c->bytes)].add(c->time_s);
+    chained[static_cast<double>(c->bytes)].add(c->chained_s);
+  }
+  bool small = false;
+  for (const auto& [bytes, t] : between) {
+    if (bytes > kBarrierSizes) continue;
+    m.barrier_s = std::max(m.barrier_s, t.value() - chained[bytes].value());
+    small = true;
+  }
+  if (!small) return;
+  for (size_t i = 0; i < m.bytes.size(); ++i) {
+    const auto b = between.find(m.bytes[i]);
+    if (b == between.end() || rested.count(m.bytes[i]) > 0) continue;
+    const double latency = b->second.value() - m.barrier_s;
+    if (latency > m.seconds[i]) {
+      m.seconds[i] = latency;
+      m.latency_bytes.push_back(m.bytes[i]);
+    }
+  }
+}
+
+}  // namespace
+
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
-                             const std::string& backend, int ranks, int machines, int hosts) {
+                             const std::string& backend, int ranks, int machines, int hosts,
+                             bool per_tensor) {
   const auto of_this = [&](const CollectiveRun& c) {
     return c.op == op && c.backend == backend && c.ranks == ranks &&
            (machines == 0 || c.machines == machines) && on_hosts(c, hosts);
@@ -75,11 +109,13 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   // priced_after_rest, up to the links' token bucket, the rested sweep's where it measured the
   // size.
   std::map<double, std::pair<double, int>> by_size, after_rest;
+  std::vector<const CollectiveRun*> swept;
   for (const auto& c : s.collectives) {
     if (!of_this(c)) continue;
     auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
     sum += priced_s(c);
     ++count;
+    swept.push_back(&c);
   }
   const double burst = bucket_between_hosts(s);
   for (const auto& c : s.rested) {
@@ -94,6 +130,7 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
     m.bytes.push_back(bytes);
     m.seconds.push_back(times.first / times.second);
   }
+  if (per_tensor) at_least_latency(swept, after_rest, m);
   model::read_out_noise(m);
   // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
   // the messages count as alike where every link is (no bottleneck host).
@@ -370,7 +407,7 @@ SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
   const auto swept = [&](const std::vector<CollectiveCall>& calls) {
     sweeps.clear();
     for (const CollectiveCall& call : calls) {
-      sweeps.push_back(sweep_of(s, call.op, c.backend, c.world_size));
+      sweeps.push_back(sweep_of(s, call.op, c.backend, c.world_size, 0, 0, /*per_tensor=*/true));
       if (sweeps.back().bytes.size() < 2) return false;
     }
     return !calls.empty();
@@ -381,13 +418,19 @@ SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
     if (!swept(*calls)) return {};
   }
   std::vector<std::pair<model::MeasuredCost, double>> parts;
-  std::vector<std::string> noisy;
+  std::vector<std::string> noisy, latency;
   for (size_t i = 0; i < calls->size(); ++i) {
     const CollectiveCall& call = (*calls)[i];
     model::MeasuredCost& m = sweeps[i];
     if (!m.noisy_bytes.empty()) {
       noisy.push_back(fmt::format("{}'s {} sweep on {} ranks at {} B", c.backend, call.op,
                                   c.world_size, fmt::join(m.noisy_bytes, ", ")));
+    }
+    if (!m.latency_bytes.empty()) {
+      latency.push_back(fmt::format(
+          "{}'s {} sweep on {} ranks at {} B, between barriers less the {:.2f} ms its barrier left "
+          "in each",
+          c.backend, call.op, c.world_size, fmt::join(m.latency_bytes, ", "), m.barrier_s * 1e3));
     }
     parts.emplace_back(std::move(m), call.times_ranks ? c.world_size : 1);
   }
@@ -403,6 +446,12 @@ SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
         "read as noise, each priced as the larger size that took least: {} (more than {:g}x a "
         "larger size's time)",
         fmt::join(noisy, "; "), model::kNoiseFactor);
+  }
+  if (!latency.empty()) {
+    out.latency = fmt::format(
+        "priced at one operation's latency where it is longer than chained (a chain of one size "
+        "overlaps calls that a tensor's next call, of another size, does not): {}",
+        fmt::join(latency, "; "));
   }
   return out;
 }

@@ -50,9 +50,18 @@ bool priced_after_rest(const SystemResults& s, const CollectiveRun& rested);
 // lets its core idle, and every operation pays the core's wake-up as after a rest (on 2 hosts of a
 // 2-core VM, extrapolation-netns-8-100mbit-epyc-vm-frag8k, LeNet-5's tensors up to 16 KiB took 2.83
 // ms in training, 2.56 swept after 3 ms of rest, 1.45 chained; on 8 hosts 15.2, 18.0, 14.7).
+// per_tensor: as a per-tensor method calls the operation, between calls of other sizes: Gloo's
+// chained sizes each at least their latency, their time between barriers less what Gloo's barrier
+// leaves in an operation (the most that between barriers exceeds chained at the sizes up to
+// kBarrierSizes). Chained, a rank done with one operation starts the next of the same size while
+// the others finish theirs, which training's next tensor, of another size, does not let it do: on
+// study-netns-4-bottleneck-epyc-vm the chain reduce (ring_reduce) of LeNet-5's 192,000 B tensor
+// took 47.7 ms chained, 55.2 between barriers (0.8 of it the barrier's), and inside training that
+// tensor and the next one, 480 B, 55.8 ms together.
 model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
-                             const std::string& backend, int ranks, int machines = 0,
-                             int hosts = 0);
+                             const std::string& backend, int ranks, int machines = 0, int hosts = 0,
+                             bool per_tensor = false);
+inline constexpr double kBarrierSizes = 65536;
 
 // The token bucket a ring over the system's hosts passes through (model::Link::burst_bytes):
 // the slowest link's, a bottleneck host's if any; 0 where the links have none.
@@ -109,6 +118,7 @@ HookEstimate hook_for(const SystemResults& s, const TrainRun& run);
 struct SweptCost {
   std::function<double(double)> cost;
   std::string noise;
+  std::string latency;  // the sizes sweep_of's per_tensor read as their latency; empty: none
   std::vector<CollectiveCall> calls;  // the collectives whose sweeps it sums
   // The sum of several collectives' sweeps, made apart (model::Method::apart).
   bool apart() const { return calls.size() > 1; }

@@ -147,6 +147,7 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
   method.apart = swept.apart();
   method.compose_apart = links_alike(s);
   if (!swept.noise.empty()) note(swept.noise);
+  if (!swept.latency.empty()) note(swept.latency);
   const Engine engine = find_method(c.sync).engine;
   if (is_lossy(c.sync)) {
     const HookEstimate hook = hook_for(s, run);

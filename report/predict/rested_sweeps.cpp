@@ -9,16 +9,10 @@
 #include <tuple>
 
 #include "report/predict/model_inputs.h"
+#include "stats/stats.h"
 
 namespace dtbench {
 namespace {
-
-struct Mean {
-  double sum = 0;
-  int count = 0;
-  void add(double v) { sum += v, ++count; }
-  double value() const { return count > 0 ? sum / count : -1; }
-};
 
 using Where = std::pair<std::string, int>;             // backend, ranks
 using Size = std::tuple<Where, std::string, int64_t>;  // where, op, bytes
