@@ -67,21 +67,15 @@ bool priced_after_rest(const SystemResults& s, const CollectiveRun& rested) {
 
 namespace {
 
-// Gloo's chained sizes each at least their latency (sweep_of's per_tensor); `sizes` the sweep's
-// operations, chained and between barriers; `rested` the sizes priced as swept after a rest.
-template <typename Rested>
-void at_least_latency(const std::vector<const CollectiveRun*>& sizes, const Rested& rested,
-                      model::MeasuredCost& m) {
-  std::map<double, Mean> between, chained;
-  for (const CollectiveRun* c : sizes) {
-    if (c->backend != "gloo" || !(c->chained_s > 0)) continue;
-    between[static_cast<double>(c->bytes)].add(c->time_s);
-    chained[static_cast<double>(c->bytes)].add(c->chained_s);
-  }
+// Gloo's chained sizes each at least their latency (sweep_of's per_tensor): `between` and
+// `chained` its operations' two times by size, where both were measured; `rested` the sizes
+// priced as swept after a rest.
+void at_least_latency(const std::map<double, Mean>& between, const std::map<double, Mean>& chained,
+                      const std::map<double, Mean>& rested, model::MeasuredCost& m) {
   bool small = false;
   for (const auto& [bytes, t] : between) {
     if (bytes > kBarrierSizes) continue;
-    m.barrier_s = std::max(m.barrier_s, t.value() - chained[bytes].value());
+    m.barrier_s = std::max(m.barrier_s, t.value() - chained.at(bytes).value());
     small = true;
   }
   if (!small) return;
@@ -107,30 +101,29 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   };
   // Each size's time, the mean over the sweep's repetitions, as priced_s reads them; but where
   // priced_after_rest, up to the links' token bucket, the rested sweep's where it measured the
-  // size.
-  std::map<double, std::pair<double, int>> by_size, after_rest;
-  std::vector<const CollectiveRun*> swept;
+  // size. And Gloo's operations with both times, chained and between barriers (per_tensor).
+  std::map<double, Mean> by_size, after_rest, between, chained;
   for (const auto& c : s.collectives) {
     if (!of_this(c)) continue;
-    auto& [sum, count] = by_size[static_cast<double>(c.bytes)];
-    sum += priced_s(c);
-    ++count;
-    swept.push_back(&c);
+    const auto bytes = static_cast<double>(c.bytes);
+    by_size[bytes].add(priced_s(c));
+    if (c.backend == "gloo" && c.chained_s > 0) {
+      between[bytes].add(c.time_s);
+      chained[bytes].add(c.chained_s);
+    }
   }
   const double burst = bucket_between_hosts(s);
   for (const auto& c : s.rested) {
     if (!of_this(c) || !priced_after_rest(s, c) || (burst > 0 && c.bytes > burst)) continue;
-    auto& [sum, count] = after_rest[static_cast<double>(c.bytes)];
-    sum += c.time_s;
-    ++count;
+    after_rest[static_cast<double>(c.bytes)].add(c.time_s);
   }
   for (const auto& [bytes, times] : after_rest) by_size[bytes] = times;
   model::MeasuredCost m;
   for (const auto& [bytes, times] : by_size) {
     m.bytes.push_back(bytes);
-    m.seconds.push_back(times.first / times.second);
+    m.seconds.push_back(times.value());
   }
-  if (per_tensor) at_least_latency(swept, after_rest, m);
+  if (per_tensor) at_least_latency(between, chained, after_rest, m);
   model::read_out_noise(m);
   // Open MPI's reduce and broadcast change algorithm with the size (model/openmpi_tuned.h);
   // the messages count as alike where every link is (no bottleneck host).
