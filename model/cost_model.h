@@ -91,6 +91,9 @@ struct MeasuredCost {
   // sweep_of's per_tensor), and what the barrier left in each operation, taken off their time.
   std::vector<double> latency_bytes;
   double barrier_s = 0;
+  // The sizes whose time was swept after a rest (sweep_of): each found the links' token bucket
+  // full.
+  std::vector<double> rested_bytes;
   double time(double b) const;
 };
 

@@ -158,7 +158,8 @@ TurnCall turn_call(const Method& method, double bytes, const Link& link, bool ap
 // link less the same with no rate to wait for) shrinks by the credit's bytes at the rate, until
 // none is left. A sweep's time already holds the credit its own operations found: the link
 // refilled the buckets while an operation did not keep it busy (its measured time less its time
-// on the rate), at most their depth; only the credit beyond that saves time. Buckets with their
+// on the rate), at most their depth, and all of it after a rest (rested_up_to_bytes); only the
+// credit beyond that saves time. Buckets with their
 // own time (the lossy hooks', two levels') keep it. apart: its collectives priced apart
 // (tensor_sync_s).
 void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& method, bool apart,
@@ -183,8 +184,10 @@ void spend_credit(std::vector<Bucket>& buckets, double credit, const Method& met
     }
     const double on_rate = std::max(0.0, settled - tensor_sync_s(method.sync, method.ranks, b.bytes,
                                                                  no_rate, method.backend, apart));
-    const double in_sweep =
-        method.measured_cost ? credit_after(link, std::max(0.0, full - on_rate)) : 0;
+    const double in_sweep = !method.measured_cost ? 0
+                            : b.bytes <= method.rested_up_to_bytes
+                                ? link.burst_bytes
+                                : credit_after(link, std::max(0.0, full - on_rate));
     const double saved = std::clamp((credit - in_sweep) / link.bytes_per_s, 0.0, on_rate);
     b.seconds = std::max(0.0, full - saved);
     credit -= (full - b.seconds) * link.bytes_per_s;

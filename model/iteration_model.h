@@ -86,6 +86,9 @@ struct Method {
   // One tensor's (or bucket's) synchronisation as measured by a sweep of the collectives the
   // method calls; empty: the algorithm's formula on the link (tensor_sync_s).
   std::function<double(double bytes)> measured_cost;
+  // Up to this size measured_cost's sweeps were made after a rest: each operation found the
+  // links' token bucket full, and the credit the compute refills saves it nothing more.
+  double rested_up_to_bytes = 0;
   // Its collectives priced as made apart, each back to back with itself (tensor_sync_s's
   // `apart`): where measured_cost sums sweeps of reduce_broadcast's reduce and broadcast (a record
   // with no sweep of the two together), or the link was fitted to such sums.

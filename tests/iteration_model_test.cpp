@@ -156,7 +156,8 @@ TEST(IterationModel, AHooksCollectivesGoSlowerBesideBackwardOnBusyCores) {
 // Through token buckets, the compute refills them and a blocking method's first bytes go without
 // waiting for the rate. A time its sweep measured already holds the credit the sweep's own
 // operations found: as much as the link refilled while an operation left it idle (its measured
-// time less its time on the rate). Only the credit beyond that saves time.
+// time less its time on the rate), all of it where swept after a rest. Only the credit beyond
+// that saves time.
 TEST(IterationModel, ASweepsOwnCreditIsNotCountedTwice) {
   ComputeProfile c;
   c.forward_s = 0.3, c.backward_s = 1.0;
@@ -179,6 +180,13 @@ TEST(IterationModel, ASweepsOwnCreditIsNotCountedTwice) {
   // Idle 0.05 s each: the sweep found the buckets full, as training does: nothing saved.
   m.measured_cost = [&](double) { return on_rate + 0.05; };
   EXPECT_NEAR(predict(c, m, bucket).sync_s, on_rate + 0.05, 1e-9);
+  // Swept after a rest up to its size: each operation found the buckets full, however briefly
+  // it left the link idle: nothing saved. Up to a smaller size only: as before, 0.01 s.
+  m.measured_cost = [&](double) { return on_rate + 0.01; };
+  m.rested_up_to_bytes = 1e6;
+  EXPECT_NEAR(predict(c, m, bucket).sync_s, on_rate + 0.01, 1e-9);
+  m.rested_up_to_bytes = 5e5;
+  EXPECT_NEAR(predict(c, m, bucket).sync_s, on_rate, 1e-9);
 }
 
 // A per-tensor method overlaps by running each tensor's blocking collective on a communication
@@ -589,7 +597,7 @@ TEST(IterationModel, AMeasuredHookReplacesTheLinkAndTheAllreducesCpu) {
 }
 
 TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
-  const MeasuredCost m{{1, 3, 5}, {1, 2, 6}, {}, {}, {}, 0};
+  const MeasuredCost m{{1, 3, 5}, {1, 2, 6}, {}, {}, {}, 0, {}};
   EXPECT_DOUBLE_EQ(m.time(0.5), 1);  // below the smallest: its time
   EXPECT_DOUBLE_EQ(m.time(2), 1.5);
   EXPECT_DOUBLE_EQ(m.time(3), 2);
@@ -601,11 +609,11 @@ TEST(MeasuredCost, StraightLinesBetweenTheSweepsSizes) {
 // A size measured more than twice as slow as a larger one is noise: it takes the least time of
 // the larger sizes, and says so; a size up to twice as slow keeps its time.
 TEST(MeasuredCost, ASizeFarSlowerThanALargerOneIsReadAsNoise) {
-  MeasuredCost m{{64, 256, 1024, 4096, 16384}, {1e-5, 4e-4, 1.1e-3, 2e-5, 6e-5}, {}, {}, {}, 0};
+  MeasuredCost m{{64, 256, 1024, 4096, 16384}, {1e-5, 4e-4, 1.1e-3, 2e-5, 6e-5}, {}, {}, {}, 0, {}};
   read_out_noise(m);
   EXPECT_EQ(m.noisy_bytes, (std::vector<double>{256, 1024}));
   EXPECT_EQ(m.seconds, (std::vector<double>{1e-5, 2e-5, 2e-5, 2e-5, 6e-5}));
-  MeasuredCost kept{{16, 64, 256}, {2.7e-3, 2.5e-3, 1.5e-3}, {}, {}, {}, 0};
+  MeasuredCost kept{{16, 64, 256}, {2.7e-3, 2.5e-3, 1.5e-3}, {}, {}, {}, 0, {}};
   read_out_noise(kept);
   EXPECT_TRUE(kept.noisy_bytes.empty());
   EXPECT_EQ(kept.seconds, (std::vector<double>{2.7e-3, 2.5e-3, 1.5e-3}));

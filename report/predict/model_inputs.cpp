@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -61,7 +62,12 @@ bool core_each(const SystemResults& s, const CollectiveRun& c) {
   return cores > 0 && (c.ranks + machines - 1) / machines <= cores;
 }
 
+bool library_collective(const std::string& op) {
+  return op != "ring_reduce" && op != "ring_allreduce";
+}
+
 bool priced_after_rest(const SystemResults& s, const CollectiveRun& rested) {
+  if (rested.backend == "mpi") return library_collective(rested.op);
   return rested.backend == "gloo" && core_each(s, rested);
 }
 
@@ -113,12 +119,18 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
     }
   }
   const double burst = bucket_between_hosts(s);
+  // A rested sweep refines the op's sweep, where there is one; it is none of its own (it stops
+  // below the sizes the models send).
   for (const auto& c : s.rested) {
-    if (!of_this(c) || !priced_after_rest(s, c) || (burst > 0 && c.bytes > burst)) continue;
+    if (by_size.empty() || !of_this(c) || !priced_after_rest(s, c) ||
+        (burst > 0 && c.bytes > burst)) {
+      continue;
+    }
     after_rest[static_cast<double>(c.bytes)].add(c.time_s);
   }
   for (const auto& [bytes, times] : after_rest) by_size[bytes] = times;
   model::MeasuredCost m;
+  for (const auto& [bytes, times] : after_rest) m.rested_bytes.push_back(bytes);
   for (const auto& [bytes, times] : by_size) {
     m.bytes.push_back(bytes);
     m.seconds.push_back(times.value());
@@ -429,6 +441,11 @@ SweptCost measured_cost_of(const SystemResults& s, const TrainConfig& c,
   }
   SweptCost out;
   out.calls = *calls;
+  out.rested_up_to_bytes = std::numeric_limits<double>::infinity();
+  for (const auto& [m, scale] : parts) {
+    const double largest = m.rested_bytes.empty() ? 0 : m.rested_bytes.back() / scale;
+    out.rested_up_to_bytes = std::min(out.rested_up_to_bytes, largest);
+  }
   out.cost = [parts](double bytes) {
     double t = 0;
     for (const auto& [m, scale] : parts) t += m.time(bytes * scale);

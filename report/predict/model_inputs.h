@@ -39,17 +39,31 @@ double priced_s(const CollectiveRun& c);
 // least its ranks per machine).
 bool core_each(const SystemResults& s, const CollectiveRun& c);
 
+// Whether a benchmark op is the library's own collective: all but the hand-written rings
+// (ring_reduce, ring_allreduce: isend/irecv steps).
+bool library_collective(const std::string& op);
+
 // Whether a rested sweep's operations price their sizes (sweep_of): Gloo's, where each rank has a
-// core of its own.
+// core of its own; Open MPI's own collectives (library_collective), however the ranks share the
+// cores.
 bool priced_after_rest(const SystemResults& s, const CollectiveRun& rested);
 
 // One collective's sweep: (bytes, seconds) of op over backend on this many ranks (and, when
 // machines or hosts > 0, on that many machines or hosts), by size, as priced_s reads them; but
-// Gloo's where each rank has a core of its own (priced_after_rest), up to the links' token
-// bucket, as swept after a rest, where a rested sweep measured the size: a rank waiting in Gloo
-// lets its core idle, and every operation pays the core's wake-up as after a rest (on 2 hosts of a
-// 2-core VM, extrapolation-netns-8-100mbit-epyc-vm-frag8k, LeNet-5's tensors up to 16 KiB took 2.83
-// ms in training, 2.56 swept after 3 ms of rest, 1.45 chained; on 8 hosts 15.2, 18.0, 14.7).
+// where priced_after_rest, up to the links' token bucket, as swept after a rest, where a rested
+// sweep measured the size (MeasuredCost::rested_bytes). Gloo's where each rank has a core of its
+// own: a rank waiting in Gloo lets its core idle, and every operation pays the core's wake-up as
+// after a rest (on 2 hosts of a 2-core VM, extrapolation-netns-8-100mbit-epyc-vm-frag8k, LeNet-5's
+// tensors up to 16 KiB took 2.83 ms in training, 2.56 swept after 3 ms of rest, 1.45 chained; on 8
+// hosts 15.2, 18.0, 14.7). Open MPI's own collectives on any ranks: inside training a call finds
+// the links' token bucket refilled by the compute and the calls before it, and its ranks arriving
+// apart, as after a rest, where between barriers the calls before drained the bucket and the
+// ranks leave the barrier together (LeNet-5's allreduces up to 16 KiB, each iteration's first
+// left out, on the same VM's 2, 4 and 8 hosts: 0.068, 0.327, 0.768 ms in training, 0.094, 0.298,
+// 0.648 after 3 ms of rest, 0.283, 0.460, 0.611 between barriers; on
+// extrapolation-16-netns-16-100mbit-epyc-vm 0.099, 0.416, 1.621 against 0.115, 0.428, 1.616 and
+// 0.285, 0.449, 0.900). The hand-written rings stay between barriers: inside training the two
+// directories' rings took what each sweep says, no one sweep for both.
 // per_tensor: as a per-tensor method calls the operation, between calls of other sizes: Gloo's
 // chained sizes each at least their latency, their time between barriers less what Gloo's barrier
 // leaves in an operation (the most that between barriers exceeds chained at the sizes up to
@@ -120,6 +134,9 @@ struct SweptCost {
   std::string noise;
   std::string latency;  // the sizes sweep_of's per_tensor read as their latency; empty: none
   std::vector<CollectiveCall> calls;  // the collectives whose sweeps it sums
+  // Up to this tensor size every one of those sweeps was made after a rest
+  // (model::Method::rested_up_to_bytes); 0: none.
+  double rested_up_to_bytes = 0;
   // The sum of several collectives' sweeps, made apart (model::Method::apart).
   bool apart() const { return calls.size() > 1; }
 };

@@ -144,6 +144,7 @@ MethodSetup method_setup(const SystemResults& s, const TrainRun& run, const std:
   model::Method& method = out.method;
   SweptCost swept = measured_cost_of(s, c, run.bottleneck_rate);
   method.measured_cost = std::move(swept.cost);
+  method.rested_up_to_bytes = swept.rested_up_to_bytes;
   method.apart = swept.apart();
   method.compose_apart = links_alike(s);
   if (!swept.noise.empty()) note(swept.noise);
@@ -582,9 +583,7 @@ std::string prediction_text(const SystemResults& s) {
     text += fmt::format("  link efficiency: {}\n", link_efficiency_text(e));
   }
   for (const auto& r : rested_sweeps(s)) text += fmt::format("  {}\n", rested_sweeps_text(r));
-  if (const std::string gloo = gloo_pricing_text(s); !gloo.empty()) {
-    text += fmt::format("  {}\n", gloo);
-  }
+  for (const auto& line : rest_pricing_text(s)) text += fmt::format("  {}\n", line);
   if (p.rows.empty()) {
     const bool trains = std::any_of(s.runs.begin(), s.runs.end(),
                                     [](const TrainRun& r) { return r.kind == "train"; });

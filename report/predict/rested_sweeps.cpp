@@ -91,26 +91,44 @@ std::string rested_sweeps_text(const RestedSweeps& r) {
   return text;
 }
 
-std::string gloo_pricing_text(const SystemResults& s) {
-  std::set<int> rested, chained;
+std::vector<std::string> rest_pricing_text(const SystemResults& s) {
+  std::set<int> gloo, chained, mpi;
+  std::set<std::string> mpi_ops;
+  bool mpi_rings = false;  // rested, but priced between barriers
   for (const CollectiveRun& c : s.rested) {
-    if (priced_after_rest(s, c)) rested.insert(c.ranks);
+    mpi_rings = mpi_rings || (c.backend == "mpi" && !library_collective(c.op));
+    if (!priced_after_rest(s, c)) continue;
+    if (c.backend == "gloo") {
+      gloo.insert(c.ranks);
+    } else {
+      mpi.insert(c.ranks);
+      mpi_ops.insert(c.op);
+    }
   }
   for (const CollectiveRun& c : s.collectives) {
-    if (c.backend == "gloo" && c.chained_s > 0 && rested.count(c.ranks) == 0) {
+    if (c.backend == "gloo" && c.chained_s > 0 && gloo.count(c.ranks) == 0) {
       chained.insert(c.ranks);
     }
   }
-  if (rested.empty()) return "";
   const double burst = bucket_between_hosts(s);
-  std::string text = fmt::format(
-      "Gloo's operations on {} ranks (a core each) as swept after a rest", fmt::join(rested, ", "));
-  if (burst > 0) {
-    text +=
-        fmt::format(" up to the links' token bucket of {:.0f} KB (chained beyond)", burst / 1e3);
+  const std::string up_to =
+      burst > 0 ? fmt::format(" up to the links' token bucket of {:.0f} KB", burst / 1e3) : "";
+  std::vector<std::string> lines;
+  if (!gloo.empty()) {
+    std::string text = fmt::format(
+        "Gloo's operations on {} ranks (a core each) as swept after a rest", fmt::join(gloo, ", "));
+    if (burst > 0) text += up_to + " (chained beyond)";
+    if (!chained.empty()) text += fmt::format("; on {} ranks chained", fmt::join(chained, ", "));
+    lines.push_back(text);
   }
-  if (!chained.empty()) text += fmt::format("; on {} ranks chained", fmt::join(chained, ", "));
-  return text;
+  if (!mpi.empty()) {
+    lines.push_back(
+        fmt::format("Open MPI's own collectives ({}) on {} ranks as swept after a rest{}{}{}",
+                    fmt::join(mpi_ops, ", "), fmt::join(mpi, ", "), up_to,
+                    burst > 0 ? " (between barriers beyond)" : "",
+                    mpi_rings ? "; its hand-written rings between barriers" : ""));
+  }
+  return lines;
 }
 
 }  // namespace dtbench

@@ -3,8 +3,9 @@
 // backend and ranks, each collective swept after the rest at the models' own sizes, against the
 // same operation between barriers and chained, as the model reads the sweeps (MPI's and Gloo's
 // beyond the links' token bucket it prices by their times between barriers or chained: inside
-// training, a step's first large call finds the rested links only some of the time; Gloo's where
-// each rank has a core of its own, up to the bucket, after the rest: docs/model.md).
+// training, a step's first large call finds the rested links only some of the time; up to the
+// bucket, Gloo's where each rank has a core of its own and Open MPI's own collectives after the
+// rest: docs/model.md).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,9 +47,10 @@ struct RestSaving {
 };
 RestSaving rest_saving(const SystemResults& s, const std::string& backend, int ranks);
 
-// Which of Gloo's sweeps prices its operations, by rank count (sweep_of): "Gloo's operations on
-// 2 ranks (a core each) as swept after a rest up to the links' token bucket of 31 KB; on 4, 8
-// ranks chained". Empty where no rank count is priced after a rest.
-std::string gloo_pricing_text(const SystemResults& s);
+// Which sweeps price the operations, by backend and rank count (sweep_of, priced_after_rest):
+// "Gloo's operations on 2 ranks (a core each) as swept after a rest up to the links' token bucket
+// of 31 KB (chained beyond); on 4, 8 ranks chained", "Open MPI's own collectives (allreduce) on 2,
+// 4, 8 ranks as swept after a rest up to ...". None where no rank count is priced after a rest.
+std::vector<std::string> rest_pricing_text(const SystemResults& s);
 
 }  // namespace dtbench
