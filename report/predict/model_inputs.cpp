@@ -121,16 +121,17 @@ model::MeasuredCost sweep_of(const SystemResults& s, const std::string& op,
   const double burst = bucket_between_hosts(s);
   // A rested sweep refines the op's sweep, where there is one; it is none of its own (it stops
   // below the sizes the models send).
-  for (const auto& c : s.rested) {
-    if (by_size.empty() || !of_this(c) || !priced_after_rest(s, c) ||
-        (burst > 0 && c.bytes > burst)) {
-      continue;
+  if (!by_size.empty()) {
+    for (const auto& c : s.rested) {
+      if (!of_this(c) || !priced_after_rest(s, c) || (burst > 0 && c.bytes > burst)) continue;
+      after_rest[static_cast<double>(c.bytes)].add(c.time_s);
     }
-    after_rest[static_cast<double>(c.bytes)].add(c.time_s);
   }
-  for (const auto& [bytes, times] : after_rest) by_size[bytes] = times;
   model::MeasuredCost m;
-  for (const auto& [bytes, times] : after_rest) m.rested_bytes.push_back(bytes);
+  for (const auto& [bytes, times] : after_rest) {
+    by_size[bytes] = times;
+    m.rested_bytes.push_back(bytes);
+  }
   for (const auto& [bytes, times] : by_size) {
     m.bytes.push_back(bytes);
     m.seconds.push_back(times.value());
