@@ -13,36 +13,45 @@ namespace dtbench::report {
 
 namespace {
 
-// "median of 3 repetitions, range" or "one repetition, 95% interval".
+// How the intervals compared were made: "ranges over 3 repetitions" or, for one, the within-run
+// interval and the run-to-run spread it was widened to.
 std::string interval_words(const Repeated& t) {
-  return t.reps > 1 ? fmt::format("ranges over {} repetitions", t.reps)
-                    : "within-run 95% intervals";
+  if (t.reps > 1) return fmt::format("ranges over {} repetitions", t.reps);
+  if (!(t.run_spread > 0)) return "within-run 95% intervals";
+  return fmt::format(
+      "within-run 95% intervals, widened to the {:.1f}% that runs of one configuration fell "
+      "apart here",
+      100 * t.run_spread);
 }
 
-// Fastest and slowest of one backend's methods, and whether that ranking is out of the noise.
-std::string ranking_sentence(const std::string& backend,
+}  // namespace
+
+std::string ranking_sentence(const std::string& where, const std::string& what,
                              const std::vector<std::pair<std::string, Repeated>>& rows) {
   auto by_time = [](const auto& a, const auto& b) { return a.second.median_s < b.second.median_s; };
+  if (rows.empty()) return "";
   if (rows.size() == 1) {
-    return fmt::format("Over {}, only {} ran ({} s per iteration): nothing to rank it against.",
-                       backend, rows[0].first, short_number(rows[0].second.median_s));
+    return fmt::format("{}, only {} ran ({} s per iteration): nothing to rank it against.", where,
+                       rows[0].first, short_number(rows[0].second.median_s));
   }
   const auto& best = *std::min_element(rows.begin(), rows.end(), by_time);
   const auto& worst = *std::max_element(rows.begin(), rows.end(), by_time);
   std::string ratio = short_number(worst.second.median_s / best.second.median_s);
   if (stands_out(best.second, worst.second)) {
     return fmt::format(
-        "Over {}, {} was the fastest method ({} s per iteration) and {} the slowest ({} s): "
-        "{}x, a difference that stands out of the noise (their {} do not overlap).",
-        backend, best.first, short_number(best.second.median_s), worst.first,
+        "{}, {} was the fastest {} ({} s per iteration) and {} the slowest ({} s): "
+        "{}x, a difference that stands out of the noise (they do not overlap in their {}).",
+        where, best.first, what, short_number(best.second.median_s), worst.first,
         short_number(worst.second.median_s), ratio, interval_words(best.second));
   }
   return fmt::format(
-      "Over {}, the methods ranged from {} s ({}) to {} s ({}), {}x, but the {} of the fastest "
-      "and the slowest overlap: no ranking of them stands out of the noise.",
-      backend, short_number(best.second.median_s), best.first, short_number(worst.second.median_s),
-      worst.first, ratio, interval_words(best.second));
+      "{}, the {}s ranged from {} s ({}) to {} s ({}), {}x, but the fastest and the slowest "
+      "overlap in their {}: no ranking of them stands out of the noise.",
+      where, what, short_number(best.second.median_s), best.first,
+      short_number(worst.second.median_s), worst.first, ratio, interval_words(best.second));
 }
+
+namespace {
 
 std::string python_ddp_sentence(const TrainRun& python, const Repeated& reference,
                                 const std::vector<std::pair<std::string, Repeated>>& methods) {
@@ -118,10 +127,10 @@ FigureData iteration_times_of(const SystemResults& s, const std::string& group) 
   f.caption = fmt::format(
       "Iteration time (the slowest rank's): per repetition the mean of iterations {}..{}; bars "
       "the median over repetitions, whiskers their range (with one repetition, the within-run "
-      "95% interval); {}",
+      "95% interval widened to how far apart runs of one configuration fell here); {}",
       kTimedFirst, kTimedLast, model_caption(model, *runs[0]));
   for (const auto& [backend, rows] : by_backend) {
-    f.sentences.push_back(ranking_sentence(backend, rows));
+    f.sentences.push_back(ranking_sentence("Over " + backend, "method", rows));
   }
   if (python != nullptr) {
     f.sentences.push_back(python_ddp_sentence(*python, reference, methods));

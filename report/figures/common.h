@@ -22,6 +22,12 @@ std::string model_caption(const std::string& model, const TrainRun& r);
 
 bool is_python_ddp(const TrainRun& r);
 
+// The fastest and slowest of rows (one backend's methods, modes or bucket sizes: `what`), and
+// whether that order stands out of the noise: where "With allreduce" gives "With allreduce,
+// overlap was the fastest mode (...)".
+std::string ranking_sentence(const std::string& where, const std::string& what,
+                             const std::vector<std::pair<std::string, Repeated>>& rows);
+
 // Figure 1's table, caption and sentences for the runs of one matrix group.
 FigureData iteration_times_of(const SystemResults& s, const std::string& group);
 

@@ -1,5 +1,6 @@
 # Iteration time per sync method, coloured by backend (PyTorch's Python DDP on its own colour):
-# the median over repetitions, whiskers the range over them (one repetition: the 95% CI).
+# the median over repetitions, whiskers the range over them (one repetition: the 95% CI, widened
+# to how far apart runs of one configuration fell).
 # data: method,backend,reps,median_s,low_s,high_s,...
 load figdir.'/common.gp'
 set offsets 0.6, 0.6, 0, 0

@@ -83,7 +83,8 @@ FigureData compression_time(const SystemResults& s, const std::vector<SystemResu
   if (runs.empty()) return f;
   f.caption = fmt::format(
       "Iteration time (bars: median over repetitions of the mean of iterations {}..{}, whiskers "
-      "their range or the within-run 95% interval) and payload handed over per rank and "
+      "their range, or the within-run 95% interval widened to how far apart runs of one "
+      "configuration fell here) and payload handed over per rank and "
       "iteration (log scale), against bucketed in float32, whose buckets the compressing hooks "
       "share (the table adds what each host's network interfaces sent per iteration, where "
       "ranks are on several hosts); {}",

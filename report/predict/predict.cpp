@@ -49,13 +49,8 @@ size_t worst_index(const Phases& measured, const Phases& predicted) {
   return worst;
 }
 
-// What a run trains and on what, apart from the method that synchronises it: two runs alike in
-// it are two methods for one job, whose order a user asks the model for.
 std::string workload_of(const PredictedExperiment& r) {
-  if (r.run == nullptr) return "";
-  const TrainConfig& c = r.run->record.config;
-  return fmt::format("{} {} {} {} {} {} {} {} {}", c.model, c.dataset, c.world_size, c.global_batch,
-                     c.threads, c.slow_rank, c.slow_ms, c.malloc_setting, r.run->bottleneck_rate);
+  return r.run == nullptr ? "" : report::workload_of(*r.run);
 }
 
 Phases measured_of(const std::vector<const TrainRun*>& reps) {
@@ -67,19 +62,11 @@ Phases measured_of(const std::vector<const TrainRun*>& reps) {
   return m;
 }
 
-// Rows of one configuration, by that configuration: what a run's iterations do not depend on
-// left out (where it writes, its evaluation, how long it trains: the iterations timed are the
-// same, and how often it logs).
+// Rows of one configuration, by that configuration (report::timing_key).
 std::map<std::string, std::vector<const PredictedExperiment*>> alike_groups(const Prediction& p) {
-  static const std::array<const char*, 8> kNotTiming = {"out",          "eval",       "eval_batch",
-                                                        "eval_limit",   "epochs",     "max_iters",
-                                                        "log_interval", "train_limit"};
   std::map<std::string, std::vector<const PredictedExperiment*>> alike;
   for (const auto& r : p.rows) {
-    if (r.run == nullptr) continue;
-    nlohmann::json key = r.run->record.config;
-    for (const char* field : kNotTiming) key.erase(field);
-    alike[key.dump()].push_back(&r);
+    if (r.run != nullptr) alike[report::timing_key(*r.run)].push_back(&r);
   }
   return alike;
 }

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -49,6 +50,42 @@ std::vector<const TrainRun*> repetitions(const SystemResults& s, const TrainRun&
   return out;
 }
 
+std::string workload_of(const TrainRun& r) {
+  const TrainConfig& c = r.record.config;
+  return fmt::format("{} {} {} {} {} {} {} {} {}", c.model, c.dataset, c.world_size, c.global_batch,
+                     c.threads, c.slow_rank, c.slow_ms, c.malloc_setting, r.bottleneck_rate);
+}
+
+std::string timing_key(const TrainRun& r) {
+  static const std::array<const char*, 8> kNotTiming = {"out",          "eval",       "eval_batch",
+                                                        "eval_limit",   "epochs",     "max_iters",
+                                                        "log_interval", "train_limit"};
+  nlohmann::json key = r.record.config;
+  for (const char* field : kNotTiming) key.erase(field);
+  return key.dump();
+}
+
+double run_to_run_spread(const SystemResults& s, const TrainRun& run) {
+  const std::string workload = workload_of(run) + " " + param(run, "backend");
+  std::map<std::string, std::pair<double, double>> range;  // timing key -> fastest, slowest
+  std::map<std::string, int> count;
+  for (const auto& r : s.runs) {
+    if (r.kind != run.kind || workload_of(r) + " " + param(r, "backend") != workload) continue;
+    const double mean = timed_mean(r);
+    if (!(mean > 0)) continue;
+    const std::string key = timing_key(r);
+    auto [it, fresh] = range.try_emplace(key, mean, mean);
+    it->second = {std::min(it->second.first, mean), std::max(it->second.second, mean)};
+    ++count[key];
+  }
+  double spread = 0;
+  for (const auto& [key, fastest_slowest] : range) {
+    if (count[key] > 1)
+      spread = std::max(spread, fastest_slowest.second / fastest_slowest.first - 1);
+  }
+  return spread;
+}
+
 Repeated repeated_time(const SystemResults& s, const TrainRun& run) {
   Repeated t;
   std::vector<double> means;
@@ -66,8 +103,17 @@ Repeated repeated_time(const SystemResults& s, const TrainRun& run) {
   Summary within = summarize(timed(run));
   t.ci95_low_s = within.ci95_low;
   t.ci95_high_s = within.ci95_high;
-  t.low_s = t.reps > 1 ? t.min_s : t.ci95_low_s;
-  t.high_s = t.reps > 1 ? t.max_s : t.ci95_high_s;
+  if (t.reps > 1) {
+    t.low_s = t.min_s;
+    t.high_s = t.max_s;
+    return t;
+  }
+  // One run is one draw: two are told apart only when further apart than runs of one
+  // configuration fell here, half of that spread on each side (in ratio).
+  t.run_spread = run_to_run_spread(s, run);
+  const double half = std::sqrt(1 + t.run_spread);
+  t.low_s = std::min(t.ci95_low_s, t.median_s / half);
+  t.high_s = std::max(t.ci95_high_s, t.median_s * half);
   return t;
 }
 

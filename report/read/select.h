@@ -13,12 +13,17 @@ namespace report {
 
 // The iteration time of an experiment over its repetitions: each repetition's mean of the
 // timed window, their median (the headline), their spread, and the within-run 95% interval of
-// the representative repetition. low/high: the interval a comparison is judged by (the spread
-// with two repetitions or more, else the within-run interval).
+// the representative repetition. low/high: the interval a comparison is judged by: the spread
+// with two repetitions or more; with one, the within-run interval widened to the spread between
+// runs of one configuration on its workload (two runs are told apart only when further apart
+// than that).
 struct Repeated {
   int reps = 0, noisy = 0;
   double median_s = 0, min_s = 0, max_s = 0, ci95_low_s = 0, ci95_high_s = 0;
   double low_s = 0, high_s = 0;
+  // With one repetition: the spread between runs of one configuration on its workload and
+  // backend (run_to_run_spread) that low..high was widened to; 0 when none ran twice.
+  double run_spread = 0;
   std::map<int, double> by_round;  // repetition -> its mean
 };
 
@@ -37,6 +42,18 @@ double mean_of_repetitions(const std::vector<const TrainRun*>& reps);
 Repeated repeated_time(const SystemResults& s, const TrainRun& run);
 // Median over the rounds both ran in of a's mean / b's mean; NaN without a common round.
 double ratio_within_rounds(const Repeated& a, const Repeated& b);
+// What a run trains and on what, apart from the method that synchronises it (model, data,
+// ranks, batch, threads, the slow rank and the bottleneck link): two runs alike in it are two
+// methods for one job.
+std::string workload_of(const TrainRun& r);
+// Its configuration with what its timed iterations do not depend on left out (where it
+// writes, its evaluation, how long it trains, how often it logs): runs with one key are runs
+// of one configuration.
+std::string timing_key(const TrainRun& r);
+// How far apart runs of one configuration fell on run's workload and backend: over its
+// configurations that ran more than once (every repetition of every experiment a run), the
+// largest slowest / fastest - 1 of their timed means; 0 when none ran twice.
+double run_to_run_spread(const SystemResults& s, const TrainRun& run);
 // Whether the two intervals (low..high) do not overlap.
 bool stands_out(const Repeated& a, const Repeated& b);
 // A parameter as text with the trainer's default when absent.
