@@ -1,6 +1,7 @@
 // One run is one draw: a run measured once is told apart from another only when they are further
 // apart than runs of one configuration fell in the same results. Figures that rank single runs
-// (modes, bucket sizes) say "within the noise" otherwise, and say what they judged by.
+// (modes, bucket sizes) say "within the noise" otherwise, and say what they judged by; a
+// collective swept once has no spread, and figure 3 does not rank it as if it had.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,13 +15,13 @@
 namespace dtbench {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using report::Repeated;
 using report::repeated_time;
 using report::run_to_run_spread;
 using report::stands_out;
 using report::timing_key;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A run of LeNet-5 over MPI whose iterations each took `seconds` (iteration 0 slower: warm-up).
 TrainRun run(const std::string& group, const std::string& name, int repeat, double seconds,
@@ -53,7 +54,8 @@ TrainRun run(const std::string& group, const std::string& name, int repeat, doub
 SystemResults modes_measured_once() {
   SystemResults s;
   const double rounds[] = {0.0050, 0.0060, 0.0055};
-  for (int k = 0; k < 3; ++k) s.runs.push_back(run("methods", "methods/allreduce", k + 1, rounds[k]));
+  for (int k = 0; k < 3; ++k)
+    s.runs.push_back(run("methods", "methods/allreduce", k + 1, rounds[k]));
   s.runs.push_back(run("modes", "modes/blocking", 1, 0.0066, SyncMode::blocking, 1));
   s.runs.push_back(run("modes", "modes/overlap", 1, 0.0058, SyncMode::overlap, 1));
   return s;
@@ -127,6 +129,35 @@ TEST(SingleRunNoise, OneBucketSizeIsNotCalledTheFastest) {
   EXPECT_THAT(f.sentences[0],
               HasSubstr("Over mpi, only 50 MB ran (1.3 s per iteration): nothing to rank it "
                         "against."));
+}
+
+CollectiveRun sweep(const std::string& op, double busbw) {
+  CollectiveRun c;
+  c.op = op;
+  c.backend = "mpi";
+  c.ranks = 4;
+  c.bytes = 4 << 20;
+  c.busbw = busbw;
+  c.time_s = 1e-3;
+  return c;
+}
+
+TEST(SingleRunNoise, ACollectiveSweptOnceIsNotRankedAsIfItHadASpread) {
+  SystemResults s;
+  s.collectives = {sweep("broadcast", 3.4e9), sweep("allgather", 2.7e9)};
+  auto highest = [&] { return figure("fig03_collectives").build(s, {s}).sentences.at(0); };
+  EXPECT_EQ(highest(),
+            "At 4 MiB the highest bus bandwidth was broadcast's over mpi: 3.4 GB/s, then "
+            "allgather's over mpi (2.7 GB/s); one sweep of each: no spread to tell them apart by.");
+  // Swept again: the ranges 3.3-3.4 and 2.7-2.8 do not overlap.
+  s.collectives.push_back(sweep("broadcast", 3.3e9));
+  s.collectives.push_back(sweep("allgather", 2.8e9));
+  EXPECT_THAT(highest(), HasSubstr("above allgather's over mpi (2.75 GB/s), out of the noise (its "
+                                   "slowest of 2 sweeps above the other's fastest of 2)"));
+  // A third allgather sweep above broadcast's slowest: within the noise.
+  s.collectives.push_back(sweep("allgather", 3.35e9));
+  EXPECT_THAT(highest(),
+              HasSubstr("within the noise (the ranges of their 2 and 3 sweeps overlap)"));
 }
 
 }  // namespace

@@ -37,6 +37,50 @@ double link_bandwidth(const SystemResults& s, const std::vector<CollectiveRun>& 
   return best;
 }
 
+// Which collective reached the highest bus bandwidth at `size`, over the sweeps that measured
+// each (a repetition of the matrix sweeps it again), and whether that stands out of the noise:
+// the best one's slowest sweep against the next one's fastest. One sweep has no spread, so
+// with one there is nothing to judge it by, and the sentence says so.
+std::string highest_busbw_sentence(const std::vector<CollectiveRun>& rows, int64_t size,
+                                   const std::string& size_text) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> sweeps;  // op, backend
+  for (const auto& r : rows) {
+    if (r.bytes == size && r.model_case.empty()) sweeps[{r.op, r.backend}].push_back(r.busbw);
+  }
+  std::vector<std::tuple<double, std::string, const std::vector<double>*>> ranked;
+  ranked.reserve(sweeps.size());
+  for (const auto& [key, busbw] : sweeps) {
+    ranked.emplace_back(summarize(busbw).median, fmt::format("{}'s over {}", key.first, key.second),
+                        &busbw);
+  }
+  if (ranked.empty()) return "";
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
+  const auto& [best, best_name, best_sweeps] = ranked[0];
+  std::string text = fmt::format("At {} the highest bus bandwidth was {}: {} GB/s", size_text,
+                                 best_name, short_number(best / 1e9));
+  if (ranked.size() == 1) return text + ".";
+  const auto& [next, next_name, next_sweeps] = ranked[1];
+  const std::string against = fmt::format("{} ({} GB/s)", next_name, short_number(next / 1e9));
+  if (best_sweeps->size() < 2 || next_sweeps->size() < 2) {
+    const bool both = best_sweeps->size() < 2 && next_sweeps->size() < 2;
+    return text + fmt::format(", then {}; one sweep of {}: no spread to tell them apart by.",
+                              against,
+                              both                      ? "each"
+                              : best_sweeps->size() < 2 ? "the first"
+                                                        : "the second");
+  }
+  const double best_low = *std::min_element(best_sweeps->begin(), best_sweeps->end());
+  const double next_high = *std::max_element(next_sweeps->begin(), next_sweeps->end());
+  return text +
+         fmt::format(best_low > next_high
+                         ? ", above {}, out of the noise (its slowest of {} sweeps above the "
+                           "other's fastest of {})."
+                         : ", then {}, within the noise (the ranges of their {} and {} sweeps "
+                           "overlap).",
+                     against, best_sweeps->size(), next_sweeps->size());
+}
+
 }  // namespace
 
 FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&) {
@@ -136,16 +180,8 @@ FigureData collectives(const SystemResults& s, const std::vector<SystemResults>&
                             "(from the smallest allreduce), bandwidth from {}",
                             short_number(alpha * 1e6), source)
               : "");
-  const CollectiveRun* best = nullptr;
-  for (const auto& r : rows) {
-    if (r.bytes == size && r.model_case.empty() && (best == nullptr || r.busbw > best->busbw)) {
-      best = &r;
-    }
-  }
-  if (best != nullptr) {
-    f.sentences.push_back(fmt::format("At {} the highest bus bandwidth was {}'s over {}: {} GB/s.",
-                                      size_text, best->op, best->backend,
-                                      short_number(best->busbw / 1e9)));
+  if (const std::string highest = highest_busbw_sentence(rows, size, size_text); !highest.empty()) {
+    f.sentences.push_back(highest);
   }
   for (const auto& e : link_efficiency(s)) {
     f.sentences.push_back("Link efficiency: " + link_efficiency_text(e) + ".");

@@ -74,7 +74,7 @@ double run_to_run_spread(const SystemResults& s, const TrainRun& run) {
     const double mean = timed_mean(r);
     if (!(mean > 0)) continue;
     const std::string key = timing_key(r);
-    auto [it, fresh] = range.try_emplace(key, mean, mean);
+    auto it = range.try_emplace(key, mean, mean).first;
     it->second = {std::min(it->second.first, mean), std::max(it->second.second, mean)};
     ++count[key];
   }
