@@ -19,13 +19,12 @@ FigureData bucket_sweep(const SystemResults& s, const std::vector<SystemResults>
   std::vector<std::string> backends;
   std::map<std::string, std::vector<std::pair<std::string, Repeated>>> by_backend;
   for (const TrainRun* r : runs) {
-    Summary t = summarize(timed(*r));
     Repeated judged = repeated_time(s, *r);
     const auto& rank0 = r->record.ranks.at(0);
     double payload = static_cast<double>(rank0.payload_sent_bytes + rank0.payload_received_bytes) /
                      static_cast<double>(r->record.iterations.total_s.size()) / 1e6;
     f.table.rows.push_back({r->record.config.sync_options.bucket_mb, param(*r, "backend"),
-                            judged.median_s, t.ci95_low, t.ci95_high,
+                            judged.median_s, judged.ci95_low_s, judged.ci95_high_s,
                             phase_mean(*r, static_cast<size_t>(Phase::sync)), payload, judged.low_s,
                             judged.high_s});
     by_backend[param(*r, "backend")].push_back(

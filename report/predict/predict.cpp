@@ -443,7 +443,7 @@ AlikeRuns most_apart_alike(const Prediction& p) {
 }
 
 std::string noise_key(const PredictedExperiment& r) {
-  return r.run == nullptr ? "" : workload_of(r) + " " + report::param(*r.run, "backend");
+  return r.run == nullptr ? "" : report::noise_key(*r.run);
 }
 
 std::map<std::string, double> alike_spread_by_workload(const Prediction& p) {

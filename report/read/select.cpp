@@ -65,23 +65,21 @@ std::string timing_key(const TrainRun& r) {
   return key.dump();
 }
 
+std::string noise_key(const TrainRun& r) {
+  return workload_of(r) + " " + param(r, "backend");
+}
+
 double run_to_run_spread(const SystemResults& s, const TrainRun& run) {
-  const std::string workload = workload_of(run) + " " + param(run, "backend");
-  std::map<std::string, std::pair<double, double>> range;  // timing key -> fastest, slowest
-  std::map<std::string, int> count;
+  const std::string noise = noise_key(run);
+  std::map<std::string, std::vector<double>> means;  // timing key -> its runs' means
   for (const auto& r : s.runs) {
-    if (r.kind != run.kind || workload_of(r) + " " + param(r, "backend") != workload) continue;
-    const double mean = timed_mean(r);
-    if (!(mean > 0)) continue;
-    const std::string key = timing_key(r);
-    auto it = range.try_emplace(key, mean, mean).first;
-    it->second = {std::min(it->second.first, mean), std::max(it->second.second, mean)};
-    ++count[key];
+    if (r.kind != run.kind || noise_key(r) != noise) continue;
+    if (const double mean = timed_mean(r); mean > 0) means[timing_key(r)].push_back(mean);
   }
   double spread = 0;
-  for (const auto& [key, fastest_slowest] : range) {
-    if (count[key] > 1)
-      spread = std::max(spread, fastest_slowest.second / fastest_slowest.first - 1);
+  for (const auto& [key, these] : means) {
+    const auto [fastest, slowest] = std::minmax_element(these.begin(), these.end());
+    spread = std::max(spread, *slowest / *fastest - 1);
   }
   return spread;
 }

@@ -46,6 +46,8 @@ double ratio_within_rounds(const Repeated& a, const Repeated& b);
 // ranks, batch, threads, the slow rank and the bottleneck link): two runs alike in it are two
 // methods for one job.
 std::string workload_of(const TrainRun& r);
+// workload_of and the backend: the runs one spread between runs of a configuration speaks for.
+std::string noise_key(const TrainRun& r);
 // Its configuration with what its timed iterations do not depend on left out (where it
 // writes, its evaluation, how long it trains, how often it logs): runs with one key are runs
 // of one configuration.
