@@ -54,21 +54,12 @@ if grep -q "^allgather " "$work/past.out"; then
   grep -q "allgather/mpi: its formula fitted to the MPI sweeps of allgather on 2, 4 ranks: .*rate [0-9.]* MB/s at the swept sizes around its tensors', on 4 ranks only, where Open MPI runs its allgather as on 8" "$work/past.out"
 fi
 
-$py - "$results" "$work/past.out" "$most" "$runs" <<'PY'
-import glob, gzip, json, os, re, statistics, sys
+env PYTHONPATH="$(dirname "$0")" $py - "$results" "$work/past.out" "$most" "$runs" <<'PY'
+import re, statistics, sys
+from raw_samples import percentile, timed_on
 results, out, most, runs = sys.argv[1], open(sys.argv[2]).read(), int(sys.argv[3]), int(sys.argv[4])
 rows = re.findall(r"^(\S.*?)\s+(\d+\.\d{3})s\s+(\d+\.\d{3})s\s+([+-]\d+\.\d)%\s+p95 (\d+\.\d{3})/", out, re.M)
-def percentile(values, q):  # numpy's default: linear between order statistics
-    v = sorted(values); k = (len(v) - 1) * q / 100; i = int(k)
-    return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
-measured, pooled = {}, {}
-for result in glob.glob(os.path.join(results, "experiments/*/*/rep-*/result.json*")):
-    r = json.load(gzip.open(result) if result.endswith(".gz") else open(result))
-    if "config" not in r or r["config"]["world_size"] != most: continue
-    c = r["config"]
-    measured.setdefault((c["sync"], c["backend"]), []).append(
-        statistics.fmean(r["iterations"]["total_s"][1:40]))
-    pooled.setdefault((c["sync"], c["backend"]), []).extend(r["iterations"]["total_s"][1:40])
+measured, pooled = timed_on(results, most)
 ok = len(rows) == len(measured) == runs
 for label, m, p, e, p95 in rows:
     parts = label.split()[0].split("/")
@@ -85,18 +76,25 @@ for label, m, p, e, p95 in rows:
 sys.exit(0 if ok else 1)
 PY
 check "$runs runs on $most ranks, each measured (mean and p95) from the raw samples, with its signed error" test $? -eq 0
-check "each p95 predicted as the mean predicted plus the compute's spread" \
-  $py - "$work/past.out" "$runs" <<'PY'
-import re, sys
-out, runs = open(sys.argv[1]).read(), int(sys.argv[2])
-spread = float(re.search(r"the p95 iteration's compute ([0-9.]+) s over it", out).group(1))
-rows = re.findall(r"^\S.*?\s+\d+\.\d{3}s\s+(\d+\.\d{3})s\s+\S+%\s+p95 \d+\.\d{3}/(\d+\.\d{3})", out, re.M)
-assert len(rows) == runs and spread > 0, (rows, spread)
-for mean, p95 in rows:
-    assert abs(float(p95) - float(mean) - spread) < 1.5e-3, (mean, p95, spread)
+check "each p95 predicted as the mean predicted times the other methods' p95 / mean on ${fitted##*,} ranks" \
+  env PYTHONPATH="$(dirname "$0")" $py - "$results" "$work/past.out" "$runs" "${fitted##*,}" <<'PY'
+import re, statistics, sys
+from raw_samples import percentile, timed_on
+results, out, runs, fitted = sys.argv[1], open(sys.argv[2]).read(), int(sys.argv[3]), int(sys.argv[4])
+means, pooled = timed_on(results, fitted)
+ratio = {k: percentile(pooled[k], 95) / statistics.fmean(means[k]) for k in means}
+rows = re.findall(r"^(\S+).*?\s+\d+\.\d{3}s\s+(\d+\.\d{3})s\s+\S+%\s+p95 \d+\.\d{3}/(\d+\.\d{3})", out, re.M)
+assert len(rows) == runs, rows
+for label, mean, p95 in rows:
+    sync, _, backend = label.partition("/")
+    backend = backend or "mpi"
+    others = [v for (s, b), v in ratio.items() if b == backend and s != sync]
+    want = float(mean) * statistics.median(others)
+    print(f"{label}: p95 {p95} predicted, {want:.4f} from the others' median ratio")
+    assert abs(float(p95) - want) < 1.5e-3, (label, mean, p95, want)
 PY
 check "the p95 predicted and its error stated" \
-  grep -Eq "^the 95th percentile iteration, predicted as the mean plus the compute's spread .*: mean \|error\| [0-9.]+%, largest [+-][0-9.]+% \(.*\), over $runs experiments" "$work/past.out"
+  grep -Eq "^the 95th percentile iteration, predicted as the mean times the p95-to-mean ratio that the other methods of its workload and backend measured on ${fitted##*,} ranks .*: mean \|error\| [0-9.]+%, largest [+-][0-9.]+% \(.*\), over $runs experiments" "$work/past.out"
 
 # Without the sweeps on the most ranks: the extrapolation unchanged, their own predictions not.
 cp -r "$results" "$work/fewer"

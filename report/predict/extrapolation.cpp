@@ -15,6 +15,7 @@
 #include "model/extrapolate.h"
 #include "model/openmpi_tuned.h"
 #include "report/predict/model_inputs.h"
+#include "report/predict/p95.h"
 #include "report/read/select.h"
 
 namespace dtbench {
@@ -307,6 +308,9 @@ Extrapolation extrapolate_system(const SystemResults& s) {
     row.predicted_p95_s = row.predicted.total_s() + compute.compute.spread_p95_s;
     p.rows.push_back(row);
   }
+  // The spread as the methods measured it on the most ranks fitted on.
+  p.p95_ratio_ranks = out.from.back();
+  p.p95_without_others = p95_from_other_methods(p.rows, prediction_of(s).rows, p.p95_ratio_ranks);
   return out;
 }
 

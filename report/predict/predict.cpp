@@ -20,6 +20,7 @@
 #include "record/record.h"
 #include "report/predict/extrapolation.h"
 #include "report/predict/link_efficiency.h"
+#include "report/predict/p95.h"
 #include "report/predict/pair_sweeps.h"
 #include "report/predict/rested_sweeps.h"
 #include "report/read/select.h"
@@ -335,6 +336,7 @@ Prediction predict_system(const SystemResults& s) {
     row.predicted_p95_s = row.predicted.total_s() + profile.profile.spread_p95_s;
     out.rows.push_back(row);
   }
+  out.p95_without_others = p95_from_other_methods(out.rows, out.rows);
   if (!swept.empty()) {
     out.notes.push_back(
         fmt::format("each tensor of {} costs what the sweeps of the collectives "
@@ -620,11 +622,25 @@ std::string p95_sentence(const Prediction& p) {
     }
   }
   if (largest == nullptr) return "";
+  const std::string spread =
+      "the mean plus the compute's spread (the slowest rank's, in the "
+      "blocking runs)";
+  std::string basis = "predicted as " + spread;
+  if (p.p95_without_others >= 0) {
+    basis =
+        "predicted as the mean times the p95-to-mean ratio that the other methods of its workload "
+        "and backend measured" +
+        (p.p95_ratio_ranks > 0 ? fmt::format(" on {} ranks", p.p95_ratio_ranks) : std::string()) +
+        " (the median over them; a method's own runs left out)";
+    if (p.p95_without_others > 0) {
+      basis +=
+          fmt::format(", or, for the {} with no other method, as {}", p.p95_without_others, spread);
+    }
+  }
   return fmt::format(
-      "the 95th percentile iteration, predicted as the mean plus the compute's spread (the "
-      "slowest rank's, in the blocking runs): mean |error| {:.1f}%, largest {:+.1f}% ({}), over "
-      "{} experiments",
-      100 * sum / n, 100 * largest->p95_error(), largest->label, n);
+      "the 95th percentile iteration, {}: mean |error| {:.1f}%, largest {:+.1f}% "
+      "({}), over {} experiments",
+      basis, 100 * sum / n, 100 * largest->p95_error(), largest->label, n);
 }
 
 }  // namespace dtbench

@@ -28,7 +28,8 @@ struct PredictedExperiment {
   model::Phases measured;        // the phases' means over the ranks, each the same mean
   model::Phases predicted;       // NaN total when not modelled
   // The 95th percentile iteration: over the timed iterations of every repetition, and as the
-  // mean predicted plus the compute's spread (ComputeProfile::spread_p95_s).
+  // mean predicted plus the compute's spread (ComputeProfile::spread_p95_s), or times the other
+  // methods' ratio (report/predict/p95.h).
   double measured_p95_s = 0, predicted_p95_s = 0;
   double p95_error() const { return predicted_p95_s / measured_p95_s - 1; }
   // bucketed engines: the best iteration any bucket plan could reach, with and without the
@@ -55,6 +56,11 @@ struct Prediction {
   std::string label;               // the system's
   std::vector<std::string> notes;  // the inputs used, and what was not predicted and why
   std::vector<PredictedExperiment> rows;
+  // How the p95 was predicted: -1, every row as its mean plus the compute's spread; otherwise
+  // from the other methods' ratio (p95_from_other_methods), this many rows without one, the
+  // ratio measured on p95_ratio_ranks ranks (0: each row's own).
+  int p95_without_others = -1;
+  int p95_ratio_ranks = 0;
 };
 
 // The model's method and link for a run like `run`: its config, its record's bucket plan (none:
@@ -199,9 +205,9 @@ std::string best_text(const PredictedExperiment& r);
 // predicted, and its phases, as a table.
 std::string rows_text(const Prediction& p);
 
-// The p95 iteration predicted: "the 95th percentile iteration, predicted as the mean plus the
-// compute's spread: mean |error| 6.1%, largest -21.0% (gather_scatter), over 10 experiments";
-// "" with no row.
+// The p95 iteration predicted: "the 95th percentile iteration, predicted as the mean times the
+// p95-to-mean ratio the other methods of its workload and backend measured ...: mean |error|
+// 6.1%, largest -21.0% (gather_scatter), over 10 experiments"; "" with no row.
 std::string p95_sentence(const Prediction& p);
 
 // What dtbench predict prints for a system: its inputs and link efficiency, then per experiment
