@@ -8,6 +8,7 @@
 
 #include "catalogue/methods.h"
 #include "report/predict/candidates.h"
+#include "report/predict/p95.h"
 #include "report/read/select.h"
 
 namespace dtbench {
@@ -32,8 +33,15 @@ GridAgreement against_grid(const SystemResults& study, const SystemResults& grid
     row.predicted = cell.phases;
     row.predicted_p95_s = cell.predicted_s + cell.spread_p95_s;
     g.all.rows.push_back(row);
-    if (c.sync_options.bucket_mb == kDefaultBucketMb) g.methods.rows.push_back(row);
   }
+  // The spread as the study's other methods measured it.
+  g.all.p95_without_others = p95_from_other_methods(g.all.rows, prediction_of(study).rows);
+  for (const auto& row : g.all.rows) {
+    if (row.run->record.config.sync_options.bucket_mb == kDefaultBucketMb) {
+      g.methods.rows.push_back(row);
+    }
+  }
+  g.methods.p95_without_others = g.all.p95_without_others;
   g.methods.label = g.all.label;
   return g;
 }
