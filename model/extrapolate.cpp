@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -15,27 +16,45 @@ namespace {
 
 constexpr double kNoCost = std::numeric_limits<double>::infinity();
 
-// The latency per step at share 1 and its growth per share, from small messages. A spinning
-// rank's wait only grows with the ranks on its core; a sleeping one's may fall once they
-// outnumber the cores: where each rank has a core, the core idles while its rank waits, and on a
-// VM waking it costs more than a rank waits to be scheduled beside others (Gloo's allreduce of
-// 64 B on 2 hosts of a 2-core EPYC VM: 1.2 ms per step swept after a rest, on 4 hosts 1.1 ms
-// chained; extrapolation-netns-8-100mbit-epyc-vm-frag8k).
-std::pair<double, double> latency_of(const std::vector<SweepPoint>& small,
-                                     const AlgorithmTime& time, Waits waits) {
-  std::vector<double> steps, growth, seconds, weights;
+// The latency per step at share 1, its growth per share, and sleeping ranks' growth past two a
+// core, from small messages. A spinning rank's wait only grows with the ranks on its core; a
+// sleeping one's may fall once they outnumber the cores: where each rank has a core, the core
+// idles while its rank waits, and on a VM waking it costs more than a rank waits to be
+// scheduled beside others (Gloo's allreduce of 64 B on 2 hosts of a 2-core EPYC VM: 1.2 ms per
+// step swept after a rest, on 4 hosts 1.1 ms chained; extrapolation-netns-8-100mbit-epyc-vm-
+// frag8k). Past that a sleeping rank's wait is counted once, unless the points measured two
+// shares or more past one and the wait grew between them: every rank of a ring takes a turn in
+// every step, however it waits (Gloo's allreduce of 64 B on the EPYC VM: 1.21 ms per step with 2
+// ranks a core, 1.40 with 4; extrapolation-16-netns-16-100mbit-epyc-vm).
+struct Latency {
+  double at_one_s = 0, per_share_s = 0, past_two_s = 0;
+};
+
+Latency latency_of(const std::vector<SweepPoint>& small, const AlgorithmTime& time, Waits waits) {
+  std::vector<double> steps, growth, past_two, seconds, weights;
   bool shares_differ = false;
+  std::set<double> past_one;
   for (const SweepPoint& p : small) {
     const double n = time(p.ranks, p.bytes, {1, kNoCost});
     if (!(p.seconds > 0) || !(n > 0)) continue;
     steps.push_back(n);
     growth.push_back(n * share_growth(p.share, waits));
+    past_two.push_back(n * std::max(0.0, p.share - 2));
     seconds.push_back(p.seconds);
     weights.push_back(1 / (p.seconds * p.seconds));
     shares_differ =
         shares_differ || share_growth(p.share, waits) != share_growth(small.front().share, waits);
+    if (p.share > 1) past_one.insert(p.share);
   }
-  if (seconds.empty()) return {0, 0};
+  if (seconds.empty()) return {};
+  if (waits == Waits::sleep && past_one.size() >= 2) {
+    try {
+      const std::vector<double> c = fit_columns({steps, growth, past_two}, seconds, weights);
+      if (c[0] >= 0 && c[0] + c[1] >= 0 && c[2] > 0) return {c[0], c[1], c[2]};
+    } catch (const std::invalid_argument&) {
+      // the steps do not tell the three apart: counted once
+    }
+  }
   if (shares_differ) {
     try {
       const std::vector<double> c = fit_columns({steps, growth}, seconds, weights);
@@ -48,7 +67,7 @@ std::pair<double, double> latency_of(const std::vector<SweepPoint>& small,
       // the steps do not tell the two apart: no growth
     }
   }
-  return {std::max(0.0, fit_columns({steps}, seconds, weights)[0]), 0};
+  return {std::max(0.0, fit_columns({steps}, seconds, weights)[0])};
 }
 
 }  // namespace
@@ -58,7 +77,10 @@ FittedLink fit_link_across(const std::vector<SweepPoint>& small,
                            double burst_bytes, bool relative, Waits waits) {
   FittedLink out;
   out.waits = waits;
-  std::tie(out.link.latency_s, out.latency_per_share_s) = latency_of(small, time, waits);
+  const Latency latency = latency_of(small, time, waits);
+  out.link.latency_s = latency.at_one_s;
+  out.latency_per_share_s = latency.per_share_s;
+  out.latency_past_two_s = latency.past_two_s;
   out.link.burst_bytes = burst_bytes;
   std::vector<SweepPoint> used;
   for (const SweepPoint& p : sent) {

@@ -27,8 +27,8 @@ using AlgorithmTime = std::function<double(int ranks, double bytes, const Link& 
 // and stays runnable (Open MPI, even yielding when idle), so a step waits behind every other
 // rank on its core: the wait grows with each rank more on a core. sleep: a waiting rank blocks
 // (Gloo's threads), leaving the core to the ranks with work: once the ranks outnumber the cores
-// a step waits for its rank to be scheduled, the same however many sleeping ranks share the
-// core.
+// a step waits for its rank to be scheduled, a term counted once; how it grows past that, only
+// sweeps at two shares or more past one measure.
 enum class Waits { spin, sleep };
 
 // The ranks more on a core that a step's wait grows with, at `share` ranks' threads per core.
@@ -38,15 +38,19 @@ inline double share_growth(double share, Waits waits) {
 }
 
 // A link fitted to an algorithm's measured times: its rate, and a latency per step that grows
-// with the ranks that share each core: latency + latency_per_share x share_growth(share, waits).
+// with the ranks that share each core: latency + latency_per_share x share_growth(share, waits),
+// and for sleeping ranks, past 2 a core, latency_past_two_s for each rank more on a core.
 struct FittedLink {
   bool found = false;
   Link link;  // at share 1
   double latency_per_share_s = 0;
+  double latency_past_two_s = 0;  // sleep: measured at two shares or more past one; else 0
   Waits waits = Waits::spin;
   Link at(double share) const {
-    return {link.latency_s + latency_per_share_s * share_growth(share, waits), link.bytes_per_s,
-            link.burst_bytes};
+    const double past_two = waits == Waits::sleep ? std::max(0.0, share - 2) : 0;
+    return {link.latency_s + latency_per_share_s * share_growth(share, waits) +
+                latency_past_two_s * past_two,
+            link.bytes_per_s, link.burst_bytes};
   }
 };
 
@@ -54,7 +58,9 @@ struct FittedLink {
 // parameters are measured: the latency per step, and its growth with the share, from the
 // smallest messages (`small`: least squares on relative errors; a term that comes out
 // negative is left out and the rest refitted, but sleeping ranks' growth may be negative where
-// the latency past share 1 stays positive; with one share among them, no growth); then the
+// the latency past share 1 stays positive; with one share among them, no growth; sleeping
+// ranks' growth past two a core where the points hold two shares or more past one and it comes
+// out positive); then the
 // rate from the sizes that matter (`sent`: least squares on seconds, or on relative errors so
 // that every size counts alike, with the latency fitted and the link's token bucket of
 // burst_bytes, 0 for none), the latency's growth as `waits` has it. found = false without a

@@ -126,6 +126,42 @@ TEST(FitLinkAcross, SleepingWaitsStopGrowingOnceTheRanksOutnumberTheCores) {
   EXPECT_NEAR(spin.at(4).latency_s, link.latency_s + 3 * growth, 1e-6);
 }
 
+TEST(FitLinkAcross, SleepingWaitsMeasuredAtTwoSharesPastOneGrowAsMeasured) {
+  // Gloo on the EPYC VM's 2 cores, swept on 2, 4 and 8 ranks (1, 2 and 4 a core): its step
+  // waited 1.21 ms on 4 ranks and 1.40 on 8 (extrapolation-16-netns-16-100mbit-epyc-vm). Two
+  // shares past one measure how the wait grows past the first: 16 ranks (8 a core) take that
+  // growth, not the term counted once.
+  const Link link{0.96e-3, 11.5e6, 31.3e3};
+  const double growth = 0.15e-3;
+  const auto small = points_of(ring_allreduce_s, link, growth, {2, 4, 8}, kSmall);
+  const auto sent = points_of(ring_allreduce_s, link, growth, {2, 4, 8}, kSent);
+  const FittedLink fit = fit_link_across(small, sent, ring_allreduce_s, link.burst_bytes,
+                                         /*relative=*/false, Waits::sleep);
+  ASSERT_TRUE(fit.found);
+  EXPECT_NEAR(fit.link.latency_s, link.latency_s, 1e-6);
+  EXPECT_NEAR(fit.latency_per_share_s, growth, 1e-6);
+  EXPECT_NEAR(fit.latency_past_two_s, growth, 1e-6);
+  EXPECT_NEAR(fit.at(8).latency_s, link.latency_s + 7 * growth, 1e-6);
+  // On 2 and 4 ranks alone (one share past one) the growth is counted once, as before.
+  const FittedLink once = ring_fitted(link, growth, Waits::sleep);
+  EXPECT_EQ(once.latency_past_two_s, 0);
+  EXPECT_NEAR(once.at(8).latency_s, link.latency_s + growth, 1e-6);
+  // A wait that grew from one rank a core to two and no further (the Xeon VM: 0.6, 0.9-1.9 and
+  // 1.1-1.2 ms per step) stays counted once.
+  std::vector<SweepPoint> level;
+  for (const auto& p : points_of(ring_allreduce_s, link, 0, {2}, kSmall)) level.push_back(p);
+  const Link waited{link.latency_s + growth, link.bytes_per_s, link.burst_bytes};
+  for (auto p : points_of(ring_allreduce_s, waited, 0, {4, 8}, kSmall)) {
+    p.share = p.ranks / 2.0;
+    level.push_back(p);
+  }
+  const FittedLink flat =
+      fit_link_across(level, sent, ring_allreduce_s, link.burst_bytes, false, Waits::sleep);
+  ASSERT_TRUE(flat.found);
+  EXPECT_EQ(flat.latency_past_two_s, 0);
+  EXPECT_NEAR(flat.at(8).latency_s, link.latency_s + growth, 2e-6);
+}
+
 TEST(FitLinkAcross, NoPointsNoLink) {
   EXPECT_FALSE(fit_link_across({}, {}, ring_allreduce_s).found);
 }

@@ -220,8 +220,13 @@ StrategyLink link_for_strategy(const SystemResults& s, const TrainRun& run,
       per_tensor ? fmt::format("{}", fmt::join(ops, " + ")) : ring, fmt::join(used, ", "),
       out.fitted.link.latency_s * 1e6, std::abs(out.fitted.latency_per_share_s) * 1e6,
       out.fitted.latency_per_share_s < 0 ? "less" : "more",
-      waits == model::Waits::spin
-          ? "for each rank more on a core (its waiting ranks spin)"
+      waits == model::Waits::spin ? "for each rank more on a core (its waiting ranks spin)"
+      : out.fitted.latency_past_two_s > 0
+          ? fmt::format("once the ranks outnumber the cores, and {:.1f} us more for each rank "
+                        "more on a core past 2 (its waiting ranks sleep, but every rank of a "
+                        "ring takes a turn in every step: its sweeps at 2 and more ranks a core "
+                        "measured the wait grow)",
+                        out.fitted.latency_past_two_s * 1e6)
           : "once the ranks outnumber the cores, however many more (its waiting ranks sleep)",
       kSmallest, kSmall, out.fitted.link.bytes_per_s / 1e6,
       !ring_steps ? "the swept sizes around its tensors'"
