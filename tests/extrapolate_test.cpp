@@ -142,7 +142,7 @@ TEST(FitLinkAcross, SleepingWaitsMeasuredAtTwoSharesPastOneGrowAsMeasured) {
   EXPECT_NEAR(fit.latency_per_share_s, growth, 1e-6);
   EXPECT_NEAR(fit.latency_past_two_s, growth, 1e-6);
   EXPECT_NEAR(fit.at(8).latency_s, link.latency_s + 7 * growth, 1e-6);
-  // On 2 and 4 ranks alone (one share past one) the growth is counted once, as before.
+  // On 2 and 4 ranks alone (one share past one) the growth is counted once.
   const FittedLink once = ring_fitted(link, growth, Waits::sleep);
   EXPECT_EQ(once.latency_past_two_s, 0);
   EXPECT_NEAR(once.at(8).latency_s, link.latency_s + growth, 1e-6);
