@@ -66,7 +66,7 @@ void add_run(CLI::App& app, RunOptions& o) {
       ->check(positive());
   run->add_option_function<double>(
          "--budget", [&o](double minutes) { o.budget_s = 60 * minutes; },
-         "A study's time in all, minutes (default: the matrix's own, the study's 20): phases in "
+         "A study's time in all, minutes (default: the matrix's own, the study's 19): phases in "
          "turn, no repetition started that would end past it; a rerun resumes within it")
       ->type_name("MIN")
       ->check(CLI::PositiveNumber);
