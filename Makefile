@@ -44,7 +44,7 @@ help:
 	@echo "make bench         run MATRIX (now: $(MATRIX)) over HOSTS (now: $(HOSTS)) into RESULTS;"
 	@echo "                   REPEAT=R: R repetitions in rounds; rerun to resume;"
 	@echo "                   WITHIN=PCT: repeat until each 95% interval is within +-PCT%;"
-	@echo "                   BUDGET=MIN: the study's time in all (MATRIX=study, 20 by default);"
+	@echo "                   BUDGET=MIN: the study's time in all (MATRIX=study, 19 by default);"
 	@echo "                   BENCH_ARGS=--retry-failed, --dry-run, noise guard options"
 	@echo "make report        every results/ run -> $(REPORT) (REPORT_DIRS=... to choose;"
 	@echo "                   REPORT_ARGS=--each-directory: each directory a system of its own)"
