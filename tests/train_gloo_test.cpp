@@ -7,10 +7,12 @@
 
 #include "comm/self_communicator.h"
 #include "common/error.h"
+#include "common/units.h"
 #include "fixtures.h"
 #include "plan/bucket_plan.h"
 #include "stats/rank_stats.h"
 #include "thread_ranks.h"
+#include "train/timeline.h"
 #include "train/trainer.h"
 #include "train_checks.h"
 
@@ -148,6 +150,21 @@ TEST_F(GlooTraining, BucketedRecordsThePlanItsBucketsCameFrom) {
             : plan_buckets(bytes, cap, std::min(cap, kFirstBucketBytes));
     EXPECT_EQ(r.bucket_bytes, bucket_sizes(plan, bytes));
     EXPECT_GT(plan.size(), 1u);
+  });
+}
+
+// Gloo's allreduce of a float or a few skips steps a bucket pays for, so the latency probe moves
+// kLatencyProbeElementsPerRank floats a rank on each of its four operations (a warm-up and three
+// timed), and the rate probe at least twice that.
+TEST_F(GlooTraining, TheLatencyProbeCarriesFloatsForEveryRank) {
+  constexpr int kRanks = 4;
+  run_gloo_ranks(kRanks, [&](Communicator& comm) {
+    const Traffic before = comm.traffic();
+    Timeline timeline;
+    measure_allreduce_cost(comm, /*bytes=*/0, timeline);
+    const int64_t probe_bytes = kLatencyProbeElementsPerRank * kRanks * kFloatBytes;
+    EXPECT_GE(comm.traffic().sent_bytes - before.sent_bytes, 4 * probe_bytes + 4 * 2 * probe_bytes);
+    EXPECT_GT(timeline.latency_s, 0.0);
   });
 }
 

@@ -45,13 +45,14 @@ double allreduce_seconds(Communicator& comm, at::Tensor& t) {
 }  // namespace
 
 void measure_allreduce_cost(Communicator& comm, int64_t bytes, Timeline& out) {
-  at::Tensor one = at::zeros({1}, at::kFloat);
-  at::Tensor many = at::zeros({std::max<int64_t>(bytes / kFloatBytes, 2)}, at::kFloat);
-  const double small = allreduce_seconds(comm, one);
+  const int64_t few = kLatencyProbeElementsPerRank * comm.size();
+  at::Tensor small_tensor = at::zeros({few}, at::kFloat);
+  at::Tensor many = at::zeros({std::max<int64_t>(bytes / kFloatBytes, 2 * few)}, at::kFloat);
+  const double small = allreduce_seconds(comm, small_tensor);
   const double large = allreduce_seconds(comm, many);
   out.latency_s = small;
   out.bytes_per_s =
-      large > small ? static_cast<double>((many.numel() - 1) * kFloatBytes) / (large - small) : 0;
+      large > small ? static_cast<double>((many.numel() - few) * kFloatBytes) / (large - small) : 0;
 }
 
 }  // namespace dtbench

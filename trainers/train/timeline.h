@@ -30,9 +30,17 @@ class GradientClock {
   GradientHooks hooks_;  // last: removed before what they write goes away
 };
 
+// The latency probe's floats per rank. Gloo's nonblocking allreduce of a float or a few is not
+// what a bucket pays: on 4 ranks of the EPYC VM on its own (results/reference/
+// study-local-epyc-vm) 1 float took 1.83 ms, 4 floats 3.28 ms, and every size from 16 floats to
+// 1 MiB 4.40-5.17 ms; on 8 hosts at 100 Mbit/s (extrapolation-netns-8-100mbit-epyc-vm-frag8k)
+// 1 float 2.70 ms, 16 floats to 64 KiB 12.51-13.45 ms. Over MPI the sizes took alike. Sixteen
+// floats a rank are past that, and take no longer to move than the latency.
+constexpr int64_t kLatencyProbeElementsPerRank = 16;
+
 // Collective: times nonblocking allreduces (iallreduce, then wait: what bucketed's buckets run)
-// of one float and of `bytes` over comm (a warm-up, then the median of three, each after a
-// barrier, the slowest rank's time) and fits
+// of kLatencyProbeElementsPerRank floats a rank and of `bytes` over comm (a warm-up, then the
+// median of three, each after a barrier, the slowest rank's time) and fits
 // latency_s + bytes / bytes_per_s. bytes_per_s is 0 when the two times do not allow a fit.
 // Its bytes count as comm's traffic: call it outside any measured region.
 void measure_allreduce_cost(Communicator& comm, int64_t bytes, Timeline& out);
