@@ -325,7 +325,8 @@ TEST(Matrix, BadMatricesAreOneLineErrors) {
       user_error([] { load_matrix("huge", kMatrices); }),
       HasSubstr("unknown matrix 'huge' (known: bucket-best, bucket-plans, cases, compression, "
                 "compression-epochs, diagnosis, extrapolation, extrapolation-16, fragments, "
-                "full, hierarchical, in-flight, model, overlap, quick, quick-answer, smoke, "
+                "full, hierarchical, in-flight, latency-probe, model, overlap, quick, "
+                "quick-answer, smoke, "
                 "standard, study)"));
   EXPECT_THAT(error_of("{"), HasSubstr("is not valid JSON"));
   EXPECT_THAT(error_of(R"({"entries": [{"group": "g", "colour": "red"}]})"),
