@@ -15,9 +15,8 @@ namespace {
 
 // The bucket sweep's runs, and the methods' own bucketed run of the same workload and backend
 // where the sweep did not run its bucket size (the study measures the default 25 MB among the
-// methods and only the other sizes in the sweep). `joined`: the sizes taken from the methods.
-std::vector<const TrainRun*> bucket_runs(const SystemResults& s, std::string& model,
-                                         std::set<double>& joined) {
+// methods and only the other sizes in the sweep).
+std::vector<const TrainRun*> bucket_runs(const SystemResults& s, std::string& model) {
   auto runs = runs_of(s, "bucket_sweep", &model);
   const auto size_key = [](const TrainRun& r) {
     return fmt::format("{} {}", noise_key(r), r.record.config.sync_options.bucket_mb);
@@ -31,7 +30,6 @@ std::vector<const TrainRun*> bucket_runs(const SystemResults& s, std::string& mo
     if (method_with_mode(*r) != "bucketed" || workloads.count(noise_key(*r)) == 0) continue;
     if (!sizes.insert(size_key(*r)).second) continue;
     runs.push_back(r);
-    joined.insert(r->record.config.sync_options.bucket_mb);
   }
   return runs;
 }
@@ -41,8 +39,7 @@ std::vector<const TrainRun*> bucket_runs(const SystemResults& s, std::string& mo
 FigureData bucket_sweep(const SystemResults& s, const std::vector<SystemResults>&) {
   FigureData f;
   std::string model;
-  std::set<double> joined;
-  auto runs = bucket_runs(s, model, joined);
+  auto runs = bucket_runs(s, model);
   f.table.columns = {"bucket_MB", "backend",    "median_s", "ci95_low_s", "ci95_high_s",
                      "sync_s",    "payload_MB", "low_s",    "high_s"};
   std::vector<std::string> backends;
@@ -67,6 +64,10 @@ FigureData bucket_sweep(const SystemResults& s, const std::vector<SystemResults>
   f.series = fmt::format("{}", fmt::join(backends, " "));
   f.caption = fmt::format("bucketed: iteration time and exposed sync vs bucket size; {}, {} ranks",
                           model, runs[0]->ranks);
+  std::set<double> joined;  // the sizes taken from the methods' runs
+  for (const TrainRun* r : runs) {
+    if (r->group != "bucket_sweep") joined.insert(r->record.config.sync_options.bucket_mb);
+  }
   if (!joined.empty()) {
     std::vector<std::string> mb;
     mb.reserve(joined.size());
