@@ -3,7 +3,11 @@
 every finding an error.
 
 clang-tidy's verdict is a function of what it reads: the preprocessed file, its flags, the checks
-and clang-tidy itself. A file whose fingerprint of those four is listed in tools/tidy-clean.txt
+and clang-tidy itself. Its findings are in the checkout's own code, so the fingerprint takes of
+the preprocessed file the text that comes from the checkout's files, and those files as written
+(comments included: NOLINT is one), not what the system's headers add: a Debian point release
+rewrites libc's or the kernel's headers, which would change every file's fingerprint without
+changing a finding and have CI lint every file anew. A file whose fingerprint of those four is listed in tools/tidy-clean.txt
 was found clean with exactly that input before, and is not linted again; every other file is,
 and the list is rewritten with the files found clean. So a run after a change lints what the
 change touched (a header touches every file that includes it) and a run on an unchanged tree
@@ -17,6 +21,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -46,7 +51,27 @@ def preprocess_command(entry):
         if a == "-c":
             continue
         out.append(a)
-    return out[:-1] + ["-E", "-P", out[-1]], args
+    return out[:-1] + ["-E", out[-1]], args
+
+
+MARKER = re.compile(r'^# \d+ "(.*)"')
+
+
+def own_text(preprocessed):
+    """The preprocessed lines that come from files inside the checkout, without line markers or
+    blank lines, and those files' paths: what a change to the checkout's code changes, and a
+    system header's does not (except where a macro of it expands inside the checkout's code)."""
+    own, kept, files = True, [], set()
+    for line in preprocessed.splitlines():
+        marker = MARKER.match(line)
+        if marker:
+            path = os.path.normpath(marker.group(1))
+            own = path.startswith(SOURCE + os.sep)
+            if own:
+                files.add(path)
+        elif own and line.strip():
+            kept.append(line)
+    return "\n".join(kept), sorted(files)
 
 
 def fingerprint(entry, salt):
@@ -54,7 +79,13 @@ def fingerprint(entry, salt):
     text = subprocess.run(command, cwd=entry["directory"], capture_output=True, check=True).stdout
     h = hashlib.sha256(salt)
     h.update(normalised(" ".join(args[1:])).encode())
-    h.update(normalised(text.decode(errors="replace")).encode())
+    kept, files = own_text(text.decode(errors="replace"))
+    h.update(normalised(kept).encode())
+    # The files as written: the preprocessor drops comments, and clang-tidy reads NOLINT in them.
+    for path in files:
+        h.update(normalised(path).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
     return h.hexdigest()
 
 
