@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make tidy skips a file whose exact input was found clean before (tools/tidy.py), and that input
 # is the same on every machine with the same clang-tidy: its version line, not the host CPU that
-# `clang-tidy --version` also prints; the checkout's own text, not the system headers' around it. A fake clang-tidy on PATH logs each file it lints.
+# `clang-tidy --version` also prints; the checkout's own text, not the system headers' around
+# it. A fake clang-tidy on PATH logs each file it lints.
 #   usage: tidy_salt_test.sh SOURCE_DIR
 set -uo pipefail
 source_dir=$1
@@ -13,11 +14,13 @@ checkout=$work/checkout
 mkdir -p "$checkout/tools" "$work/system"
 cp "$source_dir/tools/tidy.py" "$checkout/tools/"
 cp "$source_dir/.clang-tidy" "$checkout/"
-printf '#include <c.h>\n#include "b.h"\nint answer() { return 42 + b() + c(); }\n' >"$checkout/a.cpp"
+printf '#include <c.h>\n#include "b.h"\nint answer() { return 42 + b() + c(); }\n' \
+  >"$checkout/a.cpp"
 printf 'inline int b() { return 1; }\n' >"$checkout/b.h"
 printf 'inline int c() { return 2; }\n' >"$work/system/c.h"
-printf '[{"directory": "%s", "file": "%s/a.cpp", "command": "c++ -isystem %s -c %s/a.cpp -o %s/a.o"}]\n' \
-  "$checkout" "$checkout" "$work/system" "$checkout" "$checkout" >"$checkout/compile_commands.json"
+command="c++ -isystem $work/system -c $checkout/a.cpp -o $checkout/a.o"
+printf '[{"directory": "%s", "file": "%s/a.cpp", "command": "%s"}]\n' \
+  "$checkout" "$checkout" "$command" >"$checkout/compile_commands.json"
 mkdir -p "$work/bin"
 # fake_clang_tidy VERSION CPU: a clang-tidy that prints that version and CPU and finds nothing.
 fake_clang_tidy() {
@@ -36,7 +39,8 @@ linted_by() {
   fake_clang_tidy "$1" "$2"
   : >"$work/linted.log"
   PATH="$work/bin:$PATH" TIDY_CLEAN_LIST="$work/clean.txt" \
-    "$checkout/tools/tidy.py" "$checkout" 1 "$checkout/a.cpp" >"$work/out.txt" || cat "$work/out.txt"
+    "$checkout/tools/tidy.py" "$checkout" 1 "$checkout/a.cpp" >"$work/out.txt" ||
+    cat "$work/out.txt"
   wc -l <"$work/linted.log"
 }
 

@@ -7,11 +7,11 @@ and clang-tidy itself. Its findings are in the checkout's own code, so the finge
 the preprocessed file the text that comes from the checkout's files, and those files as written
 (comments included: NOLINT is one), not what the system's headers add: a Debian point release
 rewrites libc's or the kernel's headers, which would change every file's fingerprint without
-changing a finding and have CI lint every file anew. A file whose fingerprint of those four is listed in tools/tidy-clean.txt
-was found clean with exactly that input before, and is not linted again; every other file is,
-and the list is rewritten with the files found clean. So a run after a change lints what the
-change touched (a header touches every file that includes it) and a run on an unchanged tree
-lints nothing, and either way says for every file whether it is clean.
+changing a finding and have CI lint every file anew. A file whose fingerprint of those four is
+listed in tools/tidy-clean.txt was found clean with exactly that input before, and is not linted
+again; every other file is, and the list is rewritten with the files found clean. So a run after
+a change lints what the change touched (a header touches every file that includes it) and a run
+on an unchanged tree lints nothing, and either way says for every file whether it is clean.
 
   tools/tidy.py BUILD_DIR JOBS [FILE...]
 BUILD_DIR holds the compilation database of a build configured with -DDTBENCH_UNITY=OFF (each
@@ -81,7 +81,8 @@ def fingerprint(entry, salt):
     h.update(normalised(" ".join(args[1:])).encode())
     kept, files = own_text(text.decode(errors="replace"))
     h.update(normalised(kept).encode())
-    # The files as written: the preprocessor drops comments, and clang-tidy reads NOLINT in them.
+    # The preprocessed text says which of the code is compiled (#if on the libraries' macros);
+    # the files as written add the comments it drops, and clang-tidy reads NOLINT in them.
     for path in files:
         h.update(normalised(path).encode())
         with open(path, "rb") as f:
